@@ -1,0 +1,82 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Compilation of the kernels: numba ``njit`` with an on-disk cache.
+
+All algorithms are written once, as plain Python over flat arrays, and
+compiled by numba. Compiled code is cached in a per-user directory keyed by
+a digest of this package's sources: numba itself only notices edits to the
+file that defines a kernel, not to the helpers it inlines from other files,
+and an installed package may live somewhere read-only. The directory is
+``$ROS_DYNAMICS_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/ros_dynamics`` or
+``~/.cache/ros_dynamics``; when none is writable the kernels compile in memory
+(slower start-up, same results).
+"""
+
+import hashlib
+import os
+from pathlib import Path
+import tempfile
+from typing import Callable, Optional
+
+import numba
+
+
+def _source_digest() -> str:
+    """Return a short digest of every module of the package."""
+    digest = hashlib.sha256(numba.__version__.encode())
+    for path in sorted(Path(__file__).parent.glob('*.py')):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_dir() -> Optional[str]:
+    """Return a writable cache directory for this source digest, or None."""
+    explicit = os.environ.get('ROS_DYNAMICS_CACHE_DIR')
+    xdg = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    candidates = [explicit] if explicit else [os.path.join(xdg, 'ros_dynamics'),
+                                               os.path.join(tempfile.gettempdir(),
+                                                            f'ros_dynamics-{os.getuid()}')]
+    for base in candidates:
+        path = os.path.join(base, _source_digest())
+        try:
+            os.makedirs(path, exist_ok=True)
+            probe = tempfile.NamedTemporaryFile(dir=path)
+            probe.close()
+            return path
+        except OSError:
+            continue
+    return None
+
+
+CACHE_DIR = _cache_dir()
+
+
+def kernel(function: Callable = None, *, parallel: bool = False) -> Callable:
+    """Compile ``function`` with numba (nopython, GIL released, cached in CACHE_DIR)."""
+    def compile_(python_function: Callable) -> Callable:
+        if CACHE_DIR is None:
+            return numba.njit(cache=False, nogil=True, parallel=parallel)(python_function)
+        saved = numba.config.CACHE_DIR
+        numba.config.CACHE_DIR = CACHE_DIR
+        try:
+            return numba.njit(cache=True, nogil=True, parallel=parallel)(python_function)
+        except RuntimeError:   # no usable cache locator after all: compile in memory
+            return numba.njit(cache=False, nogil=True, parallel=parallel)(python_function)
+        finally:
+            numba.config.CACHE_DIR = saved
+    if function is None:
+        return compile_
+    return compile_(function)

@@ -1,0 +1,114 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Coriolis matrix C(q, qd) with C qd = bias - gravity and dM/dt - 2C skew-symmetric.
+
+Written in world coordinates (spatial vectors at the world origin), the
+mass matrix is M = sum_i J_i^T I_i J_i, with J_i the columns S_k of body i's
+ancestors. Following Echeandia and Wensing (2021) (the factorisation
+Pinocchio's computeCoriolisMatrix also uses),
+
+    C = sum_i J_i^T (I_i dJ_i/dt + B_i J_i),
+    B_i u = 1/2 (v_i x* I_i u - I_i (v_i x u) + u x* I_i v_i),
+
+with dS_k/dt = v_k x S_k. Then C qd = sum_i J_i^T (I_i a_i + v_i x* I_i v_i)
+with a_i the velocity-product acceleration, which is the bias force, and
+dM/dt - 2C = sum_i (dJ_i^T I_i J_i - J_i^T I_i dJ_i) - J_i^T (I_i v_i)x-bar J_i
+is skew-symmetric. Cost O(n d^2) for depth d.
+"""
+
+import numpy as np
+
+from ros_dynamics._jit import kernel
+from ros_dynamics.joints import (MIMIC_GAIN, motion_subspace, PARENT, QINDEX,
+                                 rigid_inertia)
+from ros_dynamics.kinematics import forward_pass, NWORK, W_VEL_V, W_VEL_W, world_poses
+from ros_dynamics.spatial import (add, cross, cross_force, cross_motion, dot, load3, load6,
+                                  load9, mat_vec, rigid_inertia_times, rigid_inertia_to_parent,
+                                  scale, store3, store6, sub)
+
+# per-body world quantities
+C_S = 0       # 6: S_k
+C_SDOT = 6    # 6: dS_k/dt
+C_VEL = 12    # 6: v_k
+C_MASS = 18   # 1
+C_H = 19      # 3
+C_IBAR = 22   # 6
+NCOL = 28
+
+
+@kernel
+def motion_to_world(rot, pos, w, v):
+    """Return a body-coordinate motion vector in world coordinates at the world origin."""
+    ww = mat_vec(rot, w)
+    return ww, add(mat_vec(rot, v), cross(pos, ww))
+
+
+@kernel
+def coriolis_matrix(ints, reals, q, qd, dof):
+    """Return (C[dof, dof], status): status 1 or 2 if q or qd is not finite."""
+    nb = ints.shape[0]
+    out = np.zeros((dof, dof))
+    for k in range(q.shape[0]):
+        if not np.isfinite(q[k]):
+            return out, 1
+        if not np.isfinite(qd[k]):
+            return out, 2
+    work = np.empty((nb, NWORK))
+    forward_pass(ints, reals, q, qd, np.zeros(q.shape[0]), (0.0, 0.0, 0.0), work)
+    poses = np.empty((nb, 12))
+    world_poses(ints, work, poses)
+    world = np.empty((nb, NCOL))
+    for i in range(nb):
+        rot, pos = load9(poses, i, 0), load3(poses, i, 9)
+        vw, vv = motion_to_world(rot, pos, load3(work, i, W_VEL_W), load3(work, i, W_VEL_V))
+        sw, sv = motion_subspace(ints, reals, i)
+        sw, sv = motion_to_world(rot, pos, sw, sv)
+        dw, dv = cross_motion(vw, vv, sw, sv)
+        m, h, ibar = rigid_inertia(reals, i)
+        h, ibar = rigid_inertia_to_parent(rot, pos, m, h, ibar)
+        store3(world, i, C_S, sw)
+        store3(world, i, C_S + 3, sv)
+        store3(world, i, C_SDOT, dw)
+        store3(world, i, C_SDOT + 3, dv)
+        store3(world, i, C_VEL, vw)
+        store3(world, i, C_VEL + 3, vv)
+        world[i, C_MASS] = m
+        store3(world, i, C_H, h)
+        store6(world, i, C_IBAR, ibar)
+    for i in range(nb):
+        m, h, ibar = world[i, C_MASS], load3(world, i, C_H), load6(world, i, C_IBAR)
+        vw, vv = load3(world, i, C_VEL), load3(world, i, C_VEL + 3)
+        ivn, ivf = rigid_inertia_times(m, h, ibar, vw, vv)
+        k = i
+        while k >= 0:
+            sw, sv = load3(world, k, C_S), load3(world, k, C_S + 3)
+            fn, ff = rigid_inertia_times(m, h, ibar, load3(world, k, C_SDOT),
+                                         load3(world, k, C_SDOT + 3))
+            isn, isf = rigid_inertia_times(m, h, ibar, sw, sv)
+            t1n, t1f = cross_force(vw, vv, isn, isf)
+            xw, xv = cross_motion(vw, vv, sw, sv)
+            t2n, t2f = rigid_inertia_times(m, h, ibar, xw, xv)
+            t3n, t3f = cross_force(sw, sv, ivn, ivf)
+            fn = add(fn, scale(0.5, add(sub(t1n, t2n), t3n)))
+            ff = add(ff, scale(0.5, add(sub(t1f, t2f), t3f)))
+            gk = reals[k, MIMIC_GAIN]
+            col = ints[k, QINDEX]
+            j = i
+            while j >= 0:
+                value = dot(load3(world, j, C_S), fn) + dot(load3(world, j, C_S + 3), ff)
+                out[ints[j, QINDEX], col] += reals[j, MIMIC_GAIN] * gk * value
+                j = ints[j, PARENT]
+            k = ints[k, PARENT]
+    return out, 0

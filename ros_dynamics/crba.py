@@ -1,0 +1,106 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Joint-space mass matrix by the composite rigid-body algorithm (CRBA).
+
+Featherstone 2008, table 6.2: composite inertias I^c_i = I_i + sum of the
+children's X^T I^c X, then H_ii = S_i^T I^c_i S_i and, walking up the
+ancestors j of i with F = X^* F, H_ij = H_ji = S_j^T F. With mimic joints the
+result is G^T H_full G.
+"""
+
+import numpy as np
+from numba import prange
+
+from ros_dynamics._jit import kernel
+from ros_dynamics.joints import MIMIC_GAIN, motion_subspace, PARENT, QINDEX, rigid_inertia
+from ros_dynamics.kinematics import transforms, W_POS, W_ROT
+from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9,
+                                  rigid_inertia_times, rigid_inertia_to_parent, store3, store6)
+
+# workspace columns beyond the transforms of kinematics.transforms
+W_MASS = 12
+W_H = 13
+W_IBAR = 16
+NWORK = 22
+
+
+@kernel
+def composite_inertias(ints, reals, work):
+    """Fill work[:, W_MASS:] with the composite inertia of each body's subtree (body coordinates)."""
+    nb = ints.shape[0]
+    for i in range(nb):
+        m, h, ibar = rigid_inertia(reals, i)
+        work[i, W_MASS] = m
+        store3(work, i, W_H, h)
+        store6(work, i, W_IBAR, ibar)
+    for i in range(nb - 1, -1, -1):
+        parent = ints[i, PARENT]
+        if parent >= 0:
+            m = work[i, W_MASS]
+            h, ibar = rigid_inertia_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS),
+                                              m, load3(work, i, W_H), load6(work, i, W_IBAR))
+            work[parent, W_MASS] += m
+            store3(work, parent, W_H, add(load3(work, parent, W_H), h))
+            pi = load6(work, parent, W_IBAR)
+            store6(work, parent, W_IBAR, (pi[0] + ibar[0], pi[1] + ibar[1], pi[2] + ibar[2],
+                                          pi[3] + ibar[3], pi[4] + ibar[4], pi[5] + ibar[5]))
+
+
+@kernel
+def crba_into(ints, reals, q, work, mass):
+    """Write the (dof, dof) mass matrix H(q) into ``mass``."""
+    transforms(ints, reals, q, work)
+    composite_inertias(ints, reals, work)
+    mass[:, :] = 0.0
+    for i in range(ints.shape[0]):
+        sw, sv = motion_subspace(ints, reals, i)
+        n, f = rigid_inertia_times(work[i, W_MASS], load3(work, i, W_H), load6(work, i, W_IBAR),
+                                   sw, sv)
+        ki = ints[i, QINDEX]
+        gi = reals[i, MIMIC_GAIN]
+        mass[ki, ki] += gi * gi * (dot(sw, n) + dot(sv, f))
+        j = i
+        while ints[j, PARENT] >= 0:
+            n, f = force_to_parent(load9(work, j, W_ROT), load3(work, j, W_POS), n, f)
+            j = ints[j, PARENT]
+            sw, sv = motion_subspace(ints, reals, j)
+            value = gi * reals[j, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
+            kj = ints[j, QINDEX]
+            mass[ki, kj] += value
+            mass[kj, ki] += value
+
+
+@kernel
+def mass_matrix(ints, reals, q, dof):
+    """Return (H, status): status 1 if q is not finite, else 0."""
+    mass = np.empty((dof, dof))
+    for k in range(q.shape[0]):
+        if not np.isfinite(q[k]):
+            return mass, 1
+    crba_into(ints, reals, q, np.empty((ints.shape[0], NWORK)), mass)
+    return mass, 0
+
+
+@kernel(parallel=True)
+def mass_matrix_batch(ints, reals, q, dof):
+    """Return H[N, dof, dof] for the N rows of q; inputs already validated."""
+    count = q.shape[0]
+    mass = np.empty((count, dof, dof))
+    chunks = min(count, 64)
+    for chunk in prange(chunks):
+        work = np.empty((ints.shape[0], NWORK))
+        for s in range(chunk, count, chunks):
+            crba_into(ints, reals, q[s], work, mass[s])
+    return mass

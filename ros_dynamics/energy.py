@@ -1,0 +1,61 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Kinetic and potential energy of the moving bodies.
+
+T = 1/2 sum_i v_i^T I_i v_i (body coordinates), V = -sum_i m_i g^T c_i with
+c_i the centre of mass in the root frame, so V = 0 at the root origin's
+height (Pinocchio's convention; the fixed root link's constant share is left
+out, as Pinocchio does).
+"""
+
+import numpy as np
+
+from ros_dynamics._jit import kernel
+from ros_dynamics.joints import rigid_inertia
+from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_VEL_V, W_VEL_W,
+                                     world_poses)
+from ros_dynamics.spatial import add, dot, load3, load9, mat_vec, rigid_inertia_times, scale
+
+
+@kernel
+def kinetic_energy(ints, reals, q, qd):
+    """Return T(q, qd) in J."""
+    nb = ints.shape[0]
+    work = np.empty((nb, NWORK))
+    forward_pass(ints, reals, q, qd, np.zeros(q.shape[0]), (0.0, 0.0, 0.0), work)
+    energy = 0.0
+    for i in range(nb):
+        m, h, ibar = rigid_inertia(reals, i)
+        w, v = load3(work, i, W_VEL_W), load3(work, i, W_VEL_V)
+        n, f = rigid_inertia_times(m, h, ibar, w, v)
+        energy += 0.5 * (dot(w, n) + dot(v, f))
+    return energy
+
+
+@kernel
+def potential_energy(ints, reals, gravity, q):
+    """Return V(q) in J."""
+    nb = ints.shape[0]
+    work = np.empty((nb, NWORK))
+    transforms(ints, reals, q, work)
+    poses = np.empty((nb, 12))
+    world_poses(ints, work, poses)
+    g = (gravity[0], gravity[1], gravity[2])
+    energy = 0.0
+    for i in range(nb):
+        m, h, ibar = rigid_inertia(reals, i)
+        moment = add(scale(m, load3(poses, i, 9)), mat_vec(load9(poses, i, 0), h))
+        energy -= dot(g, moment)
+    return energy

@@ -1,0 +1,36 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Exceptions raised by the ros_dynamics core.
+
+Every error the core raises on bad input is a subclass of ``ValueError`` so a
+caller can catch one type; the subclasses say which kind of input was wrong.
+"""
+
+
+class URDFError(ValueError):
+    """A URDF that cannot be turned into a dynamics model.
+
+    The message names the offending element (``link 'x'`` or ``joint 'y'``)
+    and what is wrong with it.
+    """
+
+
+class SingularMassMatrixError(ValueError):
+    """The joint-space mass matrix is singular at the requested state.
+
+    Raised by algorithms that need M regular (forward dynamics, operational
+    space) when a joint drives no inertia (for example a chain of massless
+    links); the message names the joint.
+    """

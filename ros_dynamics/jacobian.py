@@ -1,0 +1,104 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Geometric Jacobians of link frames and their time derivative times qd.
+
+The column of joint i (an ancestor of the link's body) at the link origin P,
+in world axes, is [z_v + z_w x (P - p_i); z_w] with (z_w, z_v) = R_i S_i the
+joint's motion subspace in world axes (Featherstone 2008, sec. 8.1; Craig's
+geometric Jacobian for revolute and prismatic joints). Rows are
+[linear; angular]. Mimic joints add G_i times their column to the leader's.
+"""
+
+import numpy as np
+
+from ros_dynamics._jit import kernel
+from ros_dynamics.joints import MIMIC_GAIN, motion_subspace, PARENT, QINDEX
+from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_ACC_V, W_ACC_W,
+                                     W_VEL_V, W_VEL_W, world_poses)
+from ros_dynamics.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
+
+
+@kernel
+def link_pose(poses, body, offset):
+    """Return (R, P) of a link: its body's world pose composed with the fixed offset[12]."""
+    off_rot, off_pos = load9(offset, 0, 0), load3(offset, 0, 9)
+    if body < 0:
+        return off_rot, off_pos
+    rot, pos = load9(poses, body, 0), load3(poses, body, 9)
+    return mat_mat(rot, off_rot), add(pos, mat_vec(rot, off_pos))
+
+
+@kernel
+def jacobian_world_aligned(ints, reals, q, body, offset, dof):
+    """Return (J[6, dof], pose[12]): the link's Jacobian at its origin in world axes, and its pose.
+
+    ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
+    """
+    nb = ints.shape[0]
+    work = np.empty((nb, NWORK))
+    transforms(ints, reals, q, work)
+    poses = np.empty((nb, 12))
+    world_poses(ints, work, poses)
+    rot, point = link_pose(poses, body, offset)
+    jac = np.zeros((6, dof))
+    k = body
+    while k >= 0:
+        body_rot, origin = load9(poses, k, 0), load3(poses, k, 9)
+        sw, sv = motion_subspace(ints, reals, k)
+        zw, zv = mat_vec(body_rot, sw), mat_vec(body_rot, sv)
+        linear = add(zv, cross(zw, sub(point, origin)))
+        gain = reals[k, MIMIC_GAIN]
+        col = ints[k, QINDEX]
+        for r in range(3):
+            jac[r, col] += gain * linear[r]
+            jac[3 + r, col] += gain * zw[r]
+        k = ints[k, PARENT]
+    pose = np.empty(12)
+    for r in range(9):
+        pose[r] = rot[r]
+    for r in range(3):
+        pose[9 + r] = point[r]
+    return jac, pose
+
+
+@kernel
+def link_bias_acceleration(ints, reals, q, qd, body, offset):
+    """Return rows (angular, spatial linear at P, classical linear at P) of dJ/dt qd, world axes.
+
+    The forward pass with qdd = 0 and no gravity gives the body's spatial
+    acceleration (aw, av) and velocity (w, v); at the link origin P (offset c
+    from the body origin): v_P = v + w x c, a_P = av + aw x c, and the
+    classical acceleration of P is a_P + w x v_P.
+    """
+    nb = ints.shape[0]
+    out = np.zeros((3, 3))
+    if body < 0:
+        return out
+    work = np.empty((nb, NWORK))
+    forward_pass(ints, reals, q, qd, np.zeros(q.shape[0]), (0.0, 0.0, 0.0), work)
+    poses = np.empty((nb, 12))
+    world_poses(ints, work, poses)
+    c = load3(offset, 0, 9)
+    w, v = load3(work, body, W_VEL_W), load3(work, body, W_VEL_V)
+    aw, av = load3(work, body, W_ACC_W), load3(work, body, W_ACC_V)
+    v_point = add(v, cross(w, c))
+    a_point = add(av, cross(aw, c))
+    classical = add(a_point, cross(w, v_point))
+    rot = load9(poses, body, 0)
+    rows = (mat_vec(rot, aw), mat_vec(rot, a_point), mat_vec(rot, classical))
+    for r in range(3):
+        for k in range(3):
+            out[r, k] = rows[r][k]
+    return out

@@ -1,0 +1,416 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""RobotModel: the public face of the core.
+
+A ``RobotModel`` is read-only after construction (except ``gravity``); every
+call allocates its own workspace inside the compiled kernel, so one model can
+serve several threads at once. Conventions (see README "Conventions"):
+
+* SI units; angles in rad; the root link frame is the world frame.
+* ``q``, ``qd``, ``qdd``, ``tau`` are ordered as ``joint_names`` and may be
+  ``(dof,)`` or ``(N, dof)`` for a batch; results keep the leading shape.
+* ``gravity_torques(q)`` is the joint torque that holds the robot still:
+  tau = M qdd + C qd + g(q) with g the gravity term.
+* Wrenches are ``[force; torque]`` applied at a link frame origin, in world
+  axes; Jacobians have rows ``[linear; angular]``.
+
+Where the specification is silent the behaviour is Pinocchio's.
+"""
+
+import threading
+from typing import Mapping, Optional
+
+import numpy as np
+
+from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
+from ros_dynamics.exceptions import SingularMassMatrixError
+from ros_dynamics.model_build import build_model_arrays, limits
+from ros_dynamics.urdf import parse_urdf_file, parse_urdf_string, RobotSpec
+
+FRAMES = ('world_aligned', 'local', 'world')
+_ARGUMENT_NAMES = {
+    'inverse_dynamics': ('q', 'qd', 'qdd'),
+    'forward_dynamics': ('q', 'qd', 'tau'),
+}
+_batch_lock = threading.Lock()   # numba's default threading layer is not re-entrant
+
+
+def _as_array(value, name: str) -> np.ndarray:
+    """Return ``value`` as a C-contiguous float64 array, or raise ValueError naming it."""
+    if type(value) is np.ndarray and value.dtype == np.float64 and value.flags.c_contiguous:
+        return value
+    try:
+        return np.ascontiguousarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f'{name}: expected an array of numbers, got {value!r} ({error})') \
+            from None
+
+
+class RobotModel:
+    """Rigid-body dynamics model of a fixed-base robot built from a URDF."""
+
+    def __init__(self, spec: RobotSpec, gravity=(0.0, 0.0, -9.81)) -> None:
+        """Build the model from a parsed URDF (use the ``from_urdf_*`` constructors)."""
+        arrays = build_model_arrays(spec)
+        self.name = spec.name
+        self.root_link = spec.root
+        self._arrays = arrays
+        self._ints = arrays.ints
+        self._reals = arrays.reals
+        self._ints.setflags(write=False)
+        self._reals.setflags(write=False)
+        self._dof = len(arrays.joint_names)
+        self._shape = (self._dof,)
+        nb = self._ints.shape[0]
+        self._no_wrench = np.zeros((nb, 6))
+        self._no_wrench_batch = np.zeros((1, nb, 6))
+        self._has_mimic = bool(np.any(self._ints[:, 2] != np.arange(nb))) or nb != self._dof
+        scale = 1.0 + float(np.sum(self._reals[:, 15]) + np.sum(self._reals[:, 19:22]))
+        self._singular_tolerance = 1e-12 * scale
+        for key, value in limits(arrays.joint_specs).items():
+            setattr(self, key, value)
+        self.continuous = np.array([s.type == 'continuous' for s in arrays.joint_specs])
+        self.continuous.setflags(write=False)
+        self._gravity = np.zeros(3)
+        self.gravity = gravity
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf_string(cls, xml: str, gravity=(0.0, 0.0, -9.81)) -> 'RobotModel':
+        """Build a model from URDF text (what the ``robot_description`` parameter holds)."""
+        return cls(parse_urdf_string(xml), gravity)
+
+    @classmethod
+    def from_urdf_file(cls, path: str, gravity=(0.0, 0.0, -9.81)) -> 'RobotModel':
+        """Build a model from a URDF file."""
+        return cls(parse_urdf_file(path), gravity)
+
+    # ------------------------------------------------------------------ description
+    @property
+    def dof(self) -> int:
+        """Number of independent joint coordinates."""
+        return self._dof
+
+    @property
+    def joint_names(self) -> tuple:
+        """Independent joints (revolute, continuous, prismatic; not mimic), in coordinate order."""
+        return self._arrays.joint_names
+
+    @property
+    def link_names(self) -> tuple:
+        """Every URDF link (root first, depth-first); each is a frame for poses and Jacobians."""
+        return self._arrays.link_names
+
+    @property
+    def all_joint_names(self) -> tuple:
+        """Every moving joint, mimic followers included, in body order."""
+        return self._arrays.body_joints
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """Gravity acceleration in the root frame (m/s^2), default (0, 0, -9.81)."""
+        return self._gravity.copy()
+
+    @gravity.setter
+    def gravity(self, value) -> None:
+        value = _as_array(value, 'gravity')
+        if value.shape != (3,) or not np.all(np.isfinite(value)):
+            raise ValueError(f'gravity: expected 3 finite numbers, got {value!r}')
+        self._gravity = value.copy()
+
+    def joint_index(self, name: str) -> int:
+        """Return the coordinate index of an independent joint."""
+        try:
+            return self.joint_names.index(name)
+        except ValueError:
+            raise ValueError(f'joint {name!r} is not an independent joint of this robot '
+                             f'(joints: {", ".join(self.joint_names)})') from None
+
+    def all_joint_positions(self, q) -> np.ndarray:
+        """Return the positions of ``all_joint_names`` (mimic followers G q + o) for q."""
+        q = self._state(q, 'q')
+        ints, reals = self._ints, self._reals
+        return q[..., ints[:, 2]] * reals[:, 25] + reals[:, 26]
+
+    # ------------------------------------------------------------------ validation
+    def _state(self, value, name: str) -> np.ndarray:
+        array = _as_array(value, name)
+        if array.shape == self._shape:
+            return array
+        if array.ndim == 2 and array.shape[1] == self._dof:
+            if not np.all(np.isfinite(array)):
+                row = int(np.argwhere(~np.isfinite(array))[0, 0])
+                raise ValueError(f'{name}: row {row} contains NaN or Inf')
+            return array
+        raise ValueError(f'{name}: expected shape ({self._dof},) or (N, {self._dof}) '
+                         f'for joints {list(self.joint_names)}, got shape {array.shape}')
+
+    def _states(self, names: tuple, *values) -> tuple:
+        arrays = tuple(self._state(v, n) for n, v in zip(names, values))
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise ValueError(f'{", ".join(names)}: shapes differ '
+                             f'({", ".join(str(a.shape) for a in arrays)})')
+        return arrays
+
+    @staticmethod
+    def _check_status(status: int, names: tuple) -> None:
+        if status > 0:
+            raise ValueError(f'{names[status - 1]}: contains NaN or Inf')
+
+    def _body_of(self, link: str) -> int:
+        body = self._arrays.link_body.get(link)
+        if body is None:
+            raise ValueError(f'link {link!r} is not a link of this robot '
+                             f'(links: {", ".join(self.link_names)})')
+        return body
+
+    def _wrenches(self, q: np.ndarray, external_wrenches: Optional[Mapping]) -> np.ndarray:
+        """Return body-coordinate spatial forces (nb, 6) (or (N, nb, 6)) for link wrenches."""
+        if not external_wrenches:
+            return self._no_wrench if q.ndim == 1 else self._no_wrench_batch
+        if not isinstance(external_wrenches, Mapping):
+            raise ValueError('external_wrenches: expected a mapping link name -> '
+                             '[fx, fy, fz, tx, ty, tz]')
+        items = []
+        for link, wrench in external_wrenches.items():
+            body = self._body_of(link)
+            wrench = _as_array(wrench, f'external_wrenches[{link!r}]')
+            if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
+                raise ValueError(f'external_wrenches[{link!r}]: expected 6 finite numbers '
+                                 f'[force; torque], got {wrench!r}')
+            if body >= 0:   # a wrench on the fixed root is taken by the base
+                items.append((body, self._arrays.link_offset[link][0, 9:], wrench))
+        states = q.reshape(-1, self._dof)
+        out = np.zeros((states.shape[0], self._ints.shape[0], 6))
+        for s, state in enumerate(states):
+            poses = kinematics.body_poses(self._ints, self._reals, state)
+            for body, offset, wrench in items:
+                rot = poses[body, :9].reshape(3, 3)
+                force = wrench[:3]
+                torque = wrench[3:] + np.cross(rot @ offset, force)   # about the body origin
+                out[s, body, :3] += rot.T @ torque
+                out[s, body, 3:] += rot.T @ force
+        return out[0] if q.ndim == 1 else out
+
+    # ------------------------------------------------------------------ dynamics
+    def inverse_dynamics(self, q, qd, qdd, external_wrenches: Optional[Mapping] = None
+                         ) -> np.ndarray:
+        """Return tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_l^T w_l (RNEA, Featherstone table 5.1).
+
+        q, qd, qdd: (dof,) or (N, dof) in rad, rad/s, rad/s^2 (m for prismatic).
+        external_wrenches: {link: [fx, fy, fz, tx, ty, tz]} acting on the robot
+        at the link origin, world axes (N, N m). Returns tau (N m or N), same
+        leading shape.
+        """
+        q, qd, qdd = self._states(_ARGUMENT_NAMES['inverse_dynamics'], q, qd, qdd)
+        fext = self._wrenches(q, external_wrenches)
+        if q.ndim == 1:
+            tau, status = rnea.inverse_dynamics(self._ints, self._reals, self._gravity,
+                                                q, qd, qdd, fext)
+            self._check_status(status, _ARGUMENT_NAMES['inverse_dynamics'])
+            return tau
+        with _batch_lock:
+            return rnea.inverse_dynamics_batch(self._ints, self._reals, self._gravity,
+                                               q, qd, qdd, fext)
+
+    def gravity_torques(self, q) -> np.ndarray:
+        """Return g(q) (N m): the joint torques that hold the robot still at q."""
+        q = self._state(q, 'q')
+        zero = np.zeros(q.shape)
+        return self.inverse_dynamics(q, zero, zero)
+
+    def bias_torques(self, q, qd) -> np.ndarray:
+        """Return C(q, qd) qd + g(q) (N m) = inverse_dynamics(q, qd, 0)."""
+        q, qd = self._states(('q', 'qd'), q, qd)
+        return self.inverse_dynamics(q, qd, np.zeros(q.shape))
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """Return the joint-space inertia M(q), (dof, dof) or (N, dof, dof), by CRBA (table 6.2)."""
+        q = self._state(q, 'q')
+        if q.ndim == 1:
+            mass, status = crba.mass_matrix(self._ints, self._reals, q, self._dof)
+            self._check_status(status, ('q',))
+            return mass
+        with _batch_lock:
+            return crba.mass_matrix_batch(self._ints, self._reals, q, self._dof)
+
+    def coriolis_matrix(self, q, qd) -> np.ndarray:
+        """Return C(q, qd) (dof, dof) with C qd = bias - g and dM/dt - 2C skew-symmetric."""
+        q, qd = self._states(('q', 'qd'), q, qd)
+        if q.ndim == 2:
+            return np.stack([self.coriolis_matrix(a, b) for a, b in zip(q, qd)])
+        out, status = coriolis.coriolis_matrix(self._ints, self._reals, q, qd, self._dof)
+        self._check_status(status, ('q', 'qd'))
+        return out
+
+    def forward_dynamics(self, q, qd, tau, external_wrenches: Optional[Mapping] = None
+                         ) -> np.ndarray:
+        """Return qdd = M^-1 (tau - C qd - g + sum J_l^T w_l) by ABA (O(n), table 7.1).
+
+        Shapes and units as ``inverse_dynamics``. Models with mimic joints
+        solve M qdd = tau - b by Cholesky instead (ABA has no mimic joint
+        model). Raises SingularMassMatrixError naming the joint when M is
+        singular (a joint that moves no inertia).
+        """
+        q, qd, tau = self._states(_ARGUMENT_NAMES['forward_dynamics'], q, qd, tau)
+        fext = self._wrenches(q, external_wrenches)
+        if self._has_mimic:
+            return self._forward_dynamics_dense(q, qd, tau, external_wrenches)
+        tol = self._singular_tolerance
+        if q.ndim == 1:
+            qdd, status = aba.forward_dynamics(self._ints, self._reals, self._gravity,
+                                               q, qd, tau, fext, tol)
+            if status < 0:
+                self._raise_singular(-status - 1)
+            self._check_status(status, _ARGUMENT_NAMES['forward_dynamics'])
+            return qdd
+        with _batch_lock:
+            qdd, singular = aba.forward_dynamics_batch(self._ints, self._reals, self._gravity,
+                                                       q, qd, tau, fext, tol)
+        if singular >= 0:
+            self._raise_singular(singular)
+        return qdd
+
+    def _raise_singular(self, body: int) -> None:
+        joint = self._arrays.body_joints[body]
+        raise SingularMassMatrixError(
+            f'the mass matrix is singular: joint {joint!r} moves no inertia (no mass or '
+            'inertia about its axis downstream); give its child links inertia or make it fixed')
+
+    def _forward_dynamics_dense(self, q, qd, tau, external_wrenches) -> np.ndarray:
+        if q.ndim == 2:
+            return np.stack([self._forward_dynamics_dense(*row, external_wrenches)
+                             for row in zip(q, qd, tau)])
+        rhs = tau - self.inverse_dynamics(q, qd, np.zeros(self._dof), external_wrenches)
+        return self._solve_mass(self.mass_matrix(q), rhs)
+
+    def _solve_mass(self, mass: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """Return M^-1 rhs by Cholesky, or raise SingularMassMatrixError naming a joint."""
+        try:
+            factor = np.linalg.cholesky(mass)
+        except np.linalg.LinAlgError:
+            diagonal = np.diag(mass)
+            k = int(np.argmin(diagonal))
+            raise SingularMassMatrixError(
+                f'the mass matrix is singular (not positive definite); joint '
+                f'{self.joint_names[k]!r} has the smallest diagonal inertia {diagonal[k]:.3g}: '
+                'give its child links inertia or make it fixed') from None
+        return np.linalg.solve(factor.T, np.linalg.solve(factor, rhs))
+
+    def kinetic_energy(self, q, qd) -> float:
+        """Return T = 1/2 qd^T M(q) qd (J)."""
+        q, qd = self._states(('q', 'qd'), q, qd)
+        if q.ndim == 2:
+            return np.array([self.kinetic_energy(a, b) for a, b in zip(q, qd)])
+        self._check_finite(q, 'q')
+        self._check_finite(qd, 'qd')
+        return energy.kinetic_energy(self._ints, self._reals, q, qd)
+
+    def potential_energy(self, q) -> float:
+        """Return V(q) = -sum m_i g^T c_i (J), zero with every centre of mass at the root origin."""
+        q = self._state(q, 'q')
+        if q.ndim == 2:
+            return np.array([self.potential_energy(a) for a in q])
+        self._check_finite(q, 'q')
+        return energy.potential_energy(self._ints, self._reals, self._gravity, q)
+
+    @staticmethod
+    def _check_finite(x: np.ndarray, name: str) -> None:
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f'{name}: contains NaN or Inf')
+
+    # ------------------------------------------------------------------ frames
+    def link_pose(self, q, link: str) -> np.ndarray:
+        """Return the 4x4 homogeneous transform of ``link`` in the root frame at q."""
+        q = self._single(q, 'q')
+        body = self._body_of(link)
+        offset = self._arrays.link_offset[link]
+        poses = kinematics.body_poses(self._ints, self._reals, q)
+        pose = np.eye(4)
+        off_rot, off_pos = offset[0, :9].reshape(3, 3), offset[0, 9:]
+        if body < 0:
+            pose[:3, :3], pose[:3, 3] = off_rot, off_pos
+        else:
+            rot = poses[body, :9].reshape(3, 3)
+            pose[:3, :3] = rot @ off_rot
+            pose[:3, 3] = poses[body, 9:] + rot @ off_pos
+        return pose
+
+    def _single(self, value, name: str) -> np.ndarray:
+        array = _as_array(value, name)
+        if array.shape != self._shape:
+            raise ValueError(f'{name}: expected shape ({self._dof},) for joints '
+                             f'{list(self.joint_names)}, got shape {array.shape}')
+        self._check_finite(array, name)
+        return array
+
+    @staticmethod
+    def _check_frame(frame: str) -> None:
+        if frame not in FRAMES:
+            raise ValueError(f'frame: expected one of {FRAMES}, got {frame!r}')
+
+    def jacobian(self, q, link: str, frame: str = 'world_aligned') -> np.ndarray:
+        """Return the 6 x dof Jacobian of ``link``, rows [linear; angular].
+
+        frame 'world_aligned': velocity of the link origin and angular velocity,
+        world axes (Pinocchio LOCAL_WORLD_ALIGNED); 'local': the same in the
+        link's axes (LOCAL); 'world': spatial velocity at the world origin,
+        world axes (WORLD).
+        """
+        self._check_frame(frame)
+        jac, pose = self._jacobian(q, link)
+        if frame == 'local':
+            rot = pose[:9].reshape(3, 3)
+            return np.vstack([rot.T @ jac[:3], rot.T @ jac[3:]])
+        if frame == 'world':
+            return np.vstack([jac[:3] + np.cross(pose[9:], jac[3:], axis=0), jac[3:]])
+        return jac
+
+    def _jacobian(self, q, link: str) -> tuple:
+        q = self._single(q, 'q')
+        body = self._body_of(link)
+        return jacobian.jacobian_world_aligned(self._ints, self._reals, q, body,
+                                               self._arrays.link_offset[link], self._dof)
+
+    def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
+        """Return dJ/dt qd (6,), rows [linear; angular], for the frame conventions of ``jacobian``.
+
+        'world_aligned' gives the classical acceleration of the link origin at
+        qdd = 0; 'local' and 'world' the spatial acceleration at qdd = 0.
+        """
+        self._check_frame(frame)
+        q, qd = self._single(q, 'q'), self._single(qd, 'qd')
+        body = self._body_of(link)
+        offset = self._arrays.link_offset[link]
+        rows = jacobian.link_bias_acceleration(self._ints, self._reals, q, qd, body, offset)
+        angular, spatial, classical = rows
+        if frame == 'world_aligned':
+            return np.concatenate([classical, angular])
+        if frame == 'local':
+            rot = self.link_pose(q, link)[:3, :3]
+            return np.concatenate([rot.T @ spatial, rot.T @ angular])
+        point = self.link_pose(q, link)[:3, 3]
+        return np.concatenate([spatial + np.cross(point, angular), angular])
+
+    def operational_space(self, q, qd, link: str, **options):
+        """Return Khatib's operational-space quantities of ``link`` (see ros_dynamics.operational_space)."""
+        from ros_dynamics.operational_space import operational_space
+        return operational_space(self, q, qd, link, **options)
+
+    def __repr__(self) -> str:
+        """Describe the model briefly."""
+        return (f'RobotModel({self.name!r}, dof={self.dof}, links={len(self.link_names)}, '
+                f'root={self.root_link!r})')

@@ -1,0 +1,169 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Building the rigid-body model: a URDF tree reduced to moving bodies.
+
+Fixed joints are merged: a link attached by a fixed joint adds its inertia to
+the body it hangs from and stays addressable as a frame with a constant
+offset in that body. Every other joint starts a body. Bodies are numbered
+depth-first, children in the alphabetical order of their joint names, which
+is the order Pinocchio's URDF parser produces, so the coordinate order of
+``RobotModel.joint_names`` matches a Pinocchio model of the same URDF (mimic
+followers aside, which are not coordinates here).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ros_dynamics.exceptions import URDFError
+from ros_dynamics.joints import (AXIS, FIRST_MOMENT, IBAR, JTYPE, MASS, MIMIC_GAIN,
+                                 MIMIC_OFFSET, NINT, NREAL, PARENT, PRISMATIC, QINDEX,
+                                 REVOLUTE, TREE_P, TREE_R)
+from ros_dynamics.urdf import JointSpec, RobotSpec
+
+
+@dataclass(frozen=True)
+class ModelArrays:
+    """Everything state-independent the kernels and the API need, built once."""
+
+    ints: np.ndarray            # (nb, NINT)
+    reals: np.ndarray           # (nb, NREAL)
+    body_joints: tuple          # URDF joint name of each body
+    joint_names: tuple          # independent coordinates
+    joint_specs: tuple          # JointSpec of each coordinate
+    link_names: tuple           # every link, root first, depth-first
+    link_body: dict             # link -> body index (-1: the fixed root)
+    link_offset: dict           # link -> (1, 12) pose in its body frame
+    root_mass: float            # mass merged into the fixed root (kept, not moving)
+    root_first_moment: np.ndarray
+    root_ibar: np.ndarray
+
+
+def _spatial_parts(mass: float, com: np.ndarray, inertia: np.ndarray,
+                   transform: np.ndarray) -> tuple:
+    """Return (m, h, ibar) of a link inertial moved into a body frame by ``transform``."""
+    rot, pos = transform[:3, :3], transform[:3, 3]
+    c = rot @ com + pos
+    ibar = rot @ inertia @ rot.T + mass * (np.dot(c, c) * np.eye(3) - np.outer(c, c))
+    return mass, mass * c, ibar
+
+
+def _mimic_map(joint: JointSpec, joints: dict) -> tuple:
+    """Return (leader, G, o) with q_joint = G q_leader + o through a chain of mimics."""
+    chain = []
+    current = joint
+    seen = {joint.name}
+    while current.mimic is not None:
+        leader = joints.get(current.mimic.joint)
+        if leader is None:
+            raise URDFError(f'joint {current.name!r} mimics joint {current.mimic.joint!r}, '
+                            'which does not exist')
+        if leader.type == 'fixed':
+            raise URDFError(f'joint {current.name!r} mimics joint {leader.name!r}, '
+                            'which is fixed')
+        if leader.name in seen:
+            raise URDFError(f'joint {joint.name!r}: its mimic chain returns to joint '
+                            f'{leader.name!r} (a cycle)')
+        seen.add(leader.name)
+        chain.append(current.mimic)
+        current = leader
+    gain, offset = 1.0, 0.0
+    for mimic in reversed(chain):   # from the leader outwards
+        gain, offset = mimic.multiplier * gain, mimic.multiplier * offset + mimic.offset
+    return current.name, gain, offset
+
+
+def build_model_arrays(spec: RobotSpec) -> ModelArrays:
+    """Reduce a parsed URDF to moving bodies and pack the kernel arrays."""
+    children = {}
+    for joint in spec.joints.values():
+        children.setdefault(joint.parent, []).append(joint)
+    for joints in children.values():
+        joints.sort(key=lambda j: j.name)
+
+    bodies = []          # (parent body, JointSpec, tree transform)
+    inertia = {-1: [0.0, np.zeros(3), np.zeros((3, 3))]}
+    link_body, link_offset, link_names = {}, {}, []
+
+    def add_link_inertia(link: str, body: int, transform: np.ndarray) -> None:
+        spec_inertial = spec.links[link]
+        if spec_inertial is None:
+            return
+        m, h, ibar = _spatial_parts(spec_inertial.mass, spec_inertial.com,
+                                    spec_inertial.inertia, transform)
+        acc = inertia[body]
+        acc[0] += m
+        acc[1] = acc[1] + h
+        acc[2] = acc[2] + ibar
+
+    stack = [(spec.root, -1, np.eye(4))]
+    while stack:
+        link, body, offset = stack.pop()
+        link_names.append(link)
+        link_body[link] = body
+        link_offset[link] = np.concatenate([offset[:3, :3].ravel(), offset[:3, 3]])[None, :]
+        add_link_inertia(link, body, offset)
+        pending = []
+        for joint in children.get(link, []):
+            tree = offset @ joint.origin
+            if joint.type == 'fixed':
+                pending.append((joint.child, body, tree))
+            else:
+                bodies.append((body, joint, tree))
+                new_body = len(bodies) - 1
+                inertia[new_body] = [0.0, np.zeros(3), np.zeros((3, 3))]
+                pending.append((joint.child, new_body, np.eye(4)))
+        stack.extend(reversed(pending))
+
+    independent = [joint for _, joint, _ in bodies if joint.mimic is None]
+    coordinate = {joint.name: k for k, joint in enumerate(independent)}
+    nb = len(bodies)
+    ints = np.zeros((nb, NINT), dtype=np.int64)
+    reals = np.zeros((nb, NREAL))
+    for i, (parent, joint, tree) in enumerate(bodies):
+        leader, gain, offset = _mimic_map(joint, spec.joints)
+        if leader not in coordinate:
+            raise URDFError(f'joint {joint.name!r} mimics joint {leader!r}, '
+                            'which is not a moving joint of this robot')
+        ints[i, PARENT] = parent
+        ints[i, JTYPE] = PRISMATIC if joint.type == 'prismatic' else REVOLUTE
+        ints[i, QINDEX] = coordinate[leader]
+        reals[i, TREE_R:TREE_R + 9] = tree[:3, :3].ravel()
+        reals[i, TREE_P:TREE_P + 3] = tree[:3, 3]
+        reals[i, AXIS:AXIS + 3] = joint.axis
+        m, h, ibar = inertia[i]
+        reals[i, MASS] = m
+        reals[i, FIRST_MOMENT:FIRST_MOMENT + 3] = h
+        reals[i, IBAR:IBAR + 6] = [ibar[0, 0], ibar[1, 1], ibar[2, 2],
+                                   ibar[0, 1], ibar[0, 2], ibar[1, 2]]
+        reals[i, MIMIC_GAIN] = gain
+        reals[i, MIMIC_OFFSET] = offset
+    root = inertia[-1]
+    return ModelArrays(ints, reals, tuple(joint.name for _, joint, _ in bodies),
+                       tuple(joint.name for joint in independent), tuple(independent),
+                       tuple(link_names), link_body, link_offset,
+                       float(root[0]), root[1], root[2])
+
+
+def limits(specs: tuple) -> dict:
+    """Return the per-coordinate limit arrays (+-inf where the URDF sets none)."""
+    def column(attribute: str) -> np.ndarray:
+        values = np.array([getattr(spec, attribute) for spec in specs], dtype=float)
+        values.setflags(write=False)
+        return values
+    return {'lower': column('lower'), 'upper': column('upper'),
+            'effort_limit': column('effort'), 'velocity_limit': column('velocity'),
+            'damping': column('damping'), 'friction': column('friction')}
+

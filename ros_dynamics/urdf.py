@@ -1,0 +1,324 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""URDF parsing: the dynamics-relevant part of a URDF, validated.
+
+Only what dynamics needs is read, and it is read strictly: links with their
+``<inertial>``, joints with ``<origin>``, ``<axis>``, ``<limit>``,
+``<dynamics>`` and ``<mimic>``. Everything else (visuals, collisions,
+materials, transmissions, gazebo and sensor tags, unknown extensions) is
+ignored, so any URDF that ROS tools or Pinocchio accept for dynamics loads
+here. Every problem raises :class:`URDFError` naming the element.
+
+Conventions follow the URDF specification (wiki.ros.org/urdf/XML): ``rpy``
+are fixed-axis roll, pitch, yaw, so R = Rz(yaw) Ry(pitch) Rx(roll); the joint
+axis is expressed in the joint (= child link) frame; the inertia tensor is
+given about the centre of mass, in the axes of ``<inertial><origin>``.
+"""
+
+from dataclasses import dataclass
+import math
+import os
+from typing import Optional
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+
+from ros_dynamics.exceptions import URDFError
+
+JOINT_TYPES = ('revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar')
+
+
+@dataclass(frozen=True)
+class InertialSpec:
+    """Mass properties of one link, in the link frame.
+
+    ``com`` (3,) is the centre of mass in m; ``inertia`` (3, 3) in kg m^2 is
+    the rotational inertia about the centre of mass, already rotated into the
+    link axes (R I R^T with R from ``<inertial><origin rpy>``).
+    """
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+
+
+@dataclass(frozen=True)
+class MimicSpec:
+    """``<mimic>``: q_follower = multiplier * q_leader + offset."""
+
+    joint: str
+    multiplier: float
+    offset: float
+
+
+@dataclass(frozen=True)
+class JointSpec:
+    """One URDF joint; ``origin`` is the 4x4 pose of the child frame in the parent link frame."""
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: np.ndarray
+    axis: np.ndarray
+    lower: float
+    upper: float
+    effort: float
+    velocity: float
+    damping: float
+    friction: float
+    mimic: Optional[MimicSpec]
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """A parsed URDF: links (name -> inertial or None), joints in file order, the root link."""
+
+    name: str
+    links: dict
+    joints: dict
+    root: str
+
+
+def rpy_to_matrix(rpy: np.ndarray) -> np.ndarray:
+    """Return R = Rz(yaw) Ry(pitch) Rx(roll), the URDF fixed-axis convention."""
+    roll, pitch, yaw = rpy
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array([
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ])
+
+
+def _numbers(text: Optional[str], count: int, what: str, default: str) -> np.ndarray:
+    """Parse ``count`` finite floats from an attribute value."""
+    if text is None:
+        text = default
+    try:
+        values = np.array([float(token) for token in text.split()])
+    except ValueError:
+        raise URDFError(f'{what}: expected {count} numbers, got {text!r}') from None
+    if values.shape != (count,):
+        raise URDFError(f'{what}: expected {count} numbers, got {text!r}')
+    if not np.all(np.isfinite(values)):
+        raise URDFError(f'{what}: values must be finite, got {text!r}')
+    return values
+
+
+def _number(element: ElementTree.Element, attribute: str, what: str,
+            default: Optional[float] = None) -> float:
+    """Parse one finite float attribute; a missing attribute takes ``default`` or is an error."""
+    text = element.get(attribute)
+    if text is None:
+        if default is None:
+            raise URDFError(f'{what}: <{element.tag}> has no {attribute!r} attribute')
+        return default
+    return float(_numbers(text, 1, f'{what}: <{element.tag} {attribute}>', '')[0])
+
+
+def _origin(element: ElementTree.Element, what: str) -> np.ndarray:
+    """Return the 4x4 transform of an element's ``<origin>`` (identity when absent)."""
+    transform = np.eye(4)
+    origin = element.find('origin')
+    if origin is not None:
+        transform[:3, 3] = _numbers(origin.get('xyz'), 3, f'{what}: <origin xyz>', '0 0 0')
+        rpy = _numbers(origin.get('rpy'), 3, f'{what}: <origin rpy>', '0 0 0')
+        transform[:3, :3] = rpy_to_matrix(rpy)
+    return transform
+
+
+def _parse_inertial(link: ElementTree.Element, what: str) -> Optional[InertialSpec]:
+    """Read ``<inertial>``; None for a massless link."""
+    inertial = link.find('inertial')
+    if inertial is None:
+        return None
+    mass_element = inertial.find('mass')
+    if mass_element is None:
+        raise URDFError(f'{what}: <inertial> has no <mass>')
+    mass = _number(mass_element, 'value', f'{what}: mass')
+    if mass < 0.0:
+        raise URDFError(f'{what}: mass must be non-negative, got {mass}')
+    tensor = inertial.find('inertia')
+    if tensor is None:
+        raise URDFError(f'{what}: <inertial> has no <inertia>')
+    ixx, ixy, ixz, iyy, iyz, izz = (
+        _number(tensor, key, f'{what}: inertia')
+        for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'))
+    inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    eigenvalues = np.linalg.eigvalsh(inertia)
+    tolerance = 1e-12 * max(1.0, float(np.abs(inertia).max()))
+    if eigenvalues[0] < -tolerance:
+        raise URDFError(
+            f'{what}: inertia tensor is not positive semi-definite '
+            f'(eigenvalues {eigenvalues.tolist()})')
+    origin = _origin(inertial, f'{what}: <inertial>')
+    rotation = origin[:3, :3]
+    return InertialSpec(mass, origin[:3, 3].copy(), rotation @ inertia @ rotation.T)
+
+
+def _parse_link(link: ElementTree.Element) -> tuple:
+    name = link.get('name')
+    if not name:
+        raise URDFError('a <link> has no name')
+    return name, _parse_inertial(link, f'link {name!r}')
+
+
+def _parse_limits(joint: ElementTree.Element, jtype: str, what: str) -> tuple:
+    """Return (lower, upper, effort, velocity); +-inf where the URDF sets no bound."""
+    limit = joint.find('limit')
+    if limit is None:
+        if jtype in ('revolute', 'prismatic'):
+            raise URDFError(f'{what}: a {jtype} joint needs a <limit> element')
+        return -math.inf, math.inf, math.inf, math.inf
+    effort = _number(limit, 'effort', f'{what}: limit', math.inf)
+    velocity = _number(limit, 'velocity', f'{what}: limit', math.inf)
+    if effort < 0.0 or velocity < 0.0:
+        raise URDFError(f'{what}: effort and velocity limits must be non-negative, '
+                        f'got effort={effort}, velocity={velocity}')
+    if jtype == 'continuous':
+        return -math.inf, math.inf, effort, velocity
+    lower = _number(limit, 'lower', f'{what}: limit', 0.0)
+    upper = _number(limit, 'upper', f'{what}: limit', 0.0)
+    if lower > upper:
+        raise URDFError(f'{what}: lower limit {lower} is above upper limit {upper}')
+    return lower, upper, effort, velocity
+
+
+def _parse_joint(joint: ElementTree.Element) -> JointSpec:
+    name = joint.get('name')
+    if not name:
+        raise URDFError('a <joint> has no name')
+    what = f'joint {name!r}'
+    jtype = joint.get('type')
+    if jtype is None:
+        raise URDFError(f'{what}: no type attribute')
+    if jtype not in JOINT_TYPES:
+        raise URDFError(f'{what}: unknown joint type {jtype!r} '
+                        f'(expected one of {", ".join(JOINT_TYPES)})')
+    if jtype in ('floating', 'planar'):
+        raise URDFError(f'{what}: {jtype} joints are not supported yet '
+                        '(floating bases are not implemented); remove the joint to fix the base')
+    links = []
+    for tag in ('parent', 'child'):
+        element = joint.find(tag)
+        if element is None or not element.get('link'):
+            raise URDFError(f'{what}: missing <{tag} link="...">')
+        links.append(element.get('link'))
+    axis = np.array([1.0, 0.0, 0.0])
+    if jtype != 'fixed':
+        axis_element = joint.find('axis')
+        if axis_element is not None:
+            axis = _numbers(axis_element.get('xyz'), 3, f'{what}: <axis xyz>', '1 0 0')
+        norm = float(np.linalg.norm(axis))
+        if norm < 1e-12:
+            raise URDFError(f'{what}: joint axis has zero length')
+        axis = axis / norm
+    lower, upper, effort, velocity = _parse_limits(joint, jtype, what)
+    damping = friction = 0.0
+    dynamics = joint.find('dynamics')
+    if dynamics is not None:
+        damping = _number(dynamics, 'damping', f'{what}: dynamics', 0.0)
+        friction = _number(dynamics, 'friction', f'{what}: dynamics', 0.0)
+        if damping < 0.0 or friction < 0.0:
+            raise URDFError(f'{what}: damping and friction must be non-negative')
+    mimic = None
+    mimic_element = joint.find('mimic')
+    if mimic_element is not None and jtype != 'fixed':
+        leader = mimic_element.get('joint')
+        if not leader:
+            raise URDFError(f'{what}: <mimic> has no joint attribute')
+        mimic = MimicSpec(leader, _number(mimic_element, 'multiplier', f'{what}: mimic', 1.0),
+                          _number(mimic_element, 'offset', f'{what}: mimic', 0.0))
+    return JointSpec(name, jtype, links[0], links[1], _origin(joint, what), axis,
+                     lower, upper, effort, velocity, damping, friction, mimic)
+
+
+def _find_root(links: dict, joints: dict) -> str:
+    """Check the joints form one tree over the links and return its root link."""
+    parent_joint = {}
+    for joint in joints.values():
+        for role in ('parent', 'child'):
+            link = getattr(joint, role)
+            if link not in links:
+                raise URDFError(f'joint {joint.name!r}: {role} link {link!r} does not exist')
+        if joint.child in parent_joint:
+            raise URDFError(f'link {joint.child!r} is the child of two joints: '
+                            f'{parent_joint[joint.child]!r} and {joint.name!r}')
+        parent_joint[joint.child] = joint.name
+    roots = [name for name in links if name not in parent_joint]
+    if not roots:
+        raise URDFError('the joints form a cycle: every link has a parent joint, '
+                        'so there is no root link')
+    if len(roots) > 1:
+        raise URDFError(f'the URDF has {len(roots)} root links ({", ".join(map(repr, roots))}); '
+                        'a robot must be one tree with a single root')
+    reached = {roots[0]}
+    children = {}
+    for joint in joints.values():
+        children.setdefault(joint.parent, []).append(joint.child)
+    stack = [roots[0]]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            reached.add(child)
+            stack.append(child)
+    unreached = [name for name in links if name not in reached]
+    if unreached:
+        raise URDFError(f'the joints form a cycle through link {unreached[0]!r}: '
+                        'it is not connected to the root link')
+    return roots[0]
+
+
+def parse_urdf_string(xml: str) -> RobotSpec:
+    """Parse URDF text into a validated :class:`RobotSpec`."""
+    if not isinstance(xml, str):
+        raise URDFError(f'URDF must be given as a string, got {type(xml).__name__}')
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError as error:
+        raise URDFError(f'not well-formed XML: {error}') from None
+    if root.tag != 'robot':
+        raise URDFError(f'the root element is <{root.tag}>, expected <robot>')
+    links = {}
+    for element in root.findall('link'):
+        name, inertial = _parse_link(element)
+        if name in links:
+            raise URDFError(f'link {name!r} is defined twice')
+        links[name] = inertial
+    if not links:
+        raise URDFError('the robot has no <link>')
+    joints = {}
+    for element in root.findall('joint'):
+        joint = _parse_joint(element)
+        if joint.name in joints:
+            raise URDFError(f'joint {joint.name!r} is defined twice')
+        joints[joint.name] = joint
+    root_link = _find_root(links, joints)
+    return RobotSpec(root.get('name', ''), links, joints, root_link)
+
+
+def parse_urdf_file(path: str) -> RobotSpec:
+    """Read and parse a URDF file."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding='utf-8') as stream:
+            text = stream.read()
+    except FileNotFoundError:
+        raise URDFError(f'URDF file {path!r} does not exist') from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise URDFError(f'cannot read URDF file {path!r}: {error}') from None
+    return parse_urdf_string(text)
