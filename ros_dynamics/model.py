@@ -61,9 +61,15 @@ def _as_array(value, name: str) -> np.ndarray:
 class RobotModel:
     """Rigid-body dynamics model of a fixed-base robot built from a URDF."""
 
-    def __init__(self, spec: RobotSpec, gravity=(0.0, 0.0, -9.81)) -> None:
-        """Build the model from a parsed URDF (use the ``from_urdf_*`` constructors)."""
-        arrays = build_model_arrays(spec)
+    def __init__(self, spec: RobotSpec, gravity=(0.0, 0.0, -9.81), mimic: bool = True) -> None:
+        """Build the model from a parsed URDF (use the ``from_urdf_*`` constructors).
+
+        mimic: follow ``<mimic>`` tags (the ROS meaning: the follower is not a
+        coordinate). False treats every mimic joint as independent, like
+        Pinocchio's default ``buildModelFromUrdf(..., mimic=False)``; use it for
+        URDFs whose mimic tags are broken.
+        """
+        arrays = build_model_arrays(spec, mimic)
         self.name = spec.name
         self.root_link = spec.root
         self._arrays = arrays
@@ -88,14 +94,16 @@ class RobotModel:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_urdf_string(cls, xml: str, gravity=(0.0, 0.0, -9.81)) -> 'RobotModel':
+    def from_urdf_string(cls, xml: str, gravity=(0.0, 0.0, -9.81),
+                         mimic: bool = True) -> 'RobotModel':
         """Build a model from URDF text (what the ``robot_description`` parameter holds)."""
-        return cls(parse_urdf_string(xml), gravity)
+        return cls(parse_urdf_string(xml), gravity, mimic)
 
     @classmethod
-    def from_urdf_file(cls, path: str, gravity=(0.0, 0.0, -9.81)) -> 'RobotModel':
+    def from_urdf_file(cls, path: str, gravity=(0.0, 0.0, -9.81),
+                       mimic: bool = True) -> 'RobotModel':
         """Build a model from a URDF file."""
-        return cls(parse_urdf_file(path), gravity)
+        return cls(parse_urdf_file(path), gravity, mimic)
 
     # ------------------------------------------------------------------ description
     @property

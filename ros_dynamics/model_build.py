@@ -23,7 +23,7 @@ is the order Pinocchio's URDF parser produces, so the coordinate order of
 followers aside, which are not coordinates here).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -85,8 +85,11 @@ def _mimic_map(joint: JointSpec, joints: dict) -> tuple:
     return current.name, gain, offset
 
 
-def build_model_arrays(spec: RobotSpec) -> ModelArrays:
-    """Reduce a parsed URDF to moving bodies and pack the kernel arrays."""
+def build_model_arrays(spec: RobotSpec, mimic: bool = True) -> ModelArrays:
+    """Reduce a parsed URDF to moving bodies and pack the kernel arrays.
+
+    With ``mimic`` False, mimic tags are ignored and every moving joint is a coordinate.
+    """
     children = {}
     for joint in spec.joints.values():
         children.setdefault(joint.parent, []).append(joint)
@@ -127,6 +130,8 @@ def build_model_arrays(spec: RobotSpec) -> ModelArrays:
                 pending.append((joint.child, new_body, np.eye(4)))
         stack.extend(reversed(pending))
 
+    if not mimic:
+        bodies = [(parent, replace(joint, mimic=None), tree) for parent, joint, tree in bodies]
     independent = [joint for _, joint, _ in bodies if joint.mimic is None]
     coordinate = {joint.name: k for k, joint in enumerate(independent)}
     nb = len(bodies)

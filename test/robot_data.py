@@ -1,0 +1,47 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Locate the URDFs shipped by the PyPI package example-robot-data (test-only dependency)."""
+
+import glob
+import os
+import sys
+
+import pytest
+
+
+def example_robot_data_dir() -> str:
+    """Return the robots/ directory of example-robot-data installed in this interpreter."""
+    roots = [sys.prefix] + [p for p in sys.path if p.endswith('site-packages')]
+    for root in roots:
+        hits = glob.glob(os.path.join(root, '**', 'cmeel.prefix', 'share',
+                                      'example-robot-data', 'robots'), recursive=True)
+        if hits:
+            return hits[0]
+    raise RuntimeError('example-robot-data is not installed (pip install example-robot-data)')
+
+
+def example_urdfs() -> list:
+    """Return every URDF file of example-robot-data, sorted, as pytest params with short ids."""
+    base = example_robot_data_dir()
+    files = sorted(glob.glob(os.path.join(base, '**', '*.urdf'), recursive=True))
+    assert len(files) >= 60, f'expected the 69 URDFs of example-robot-data in {base}'
+    return [pytest.param(f, id=os.path.relpath(f, base)) for f in files]
+
+
+def example_urdf(relative: str) -> str:
+    """Return the path of one example-robot-data URDF, e.g. 'ur_description/urdf/ur5_robot.urdf'."""
+    path = os.path.join(example_robot_data_dir(), relative)
+    assert os.path.exists(path), path
+    return path
