@@ -19,7 +19,7 @@
     tau = robot.gravity_torques(q)
 """
 
-from ros_dynamics.exceptions import SingularMassMatrixError, URDFError
+from ros_dynamics.exceptions import SingularMassMatrixError, URDFError, URDFWarning
 from ros_dynamics.model import RobotModel
 
-__all__ = ['RobotModel', 'SingularMassMatrixError', 'URDFError']
+__all__ = ['RobotModel', 'SingularMassMatrixError', 'URDFError', 'URDFWarning']

@@ -34,3 +34,7 @@ class SingularMassMatrixError(ValueError):
     space) when a joint drives no inertia (for example a chain of massless
     links); the message names the joint.
     """
+
+
+class URDFWarning(UserWarning):
+    """A URDF that loads but describes something physically doubtful (e.g. a non-PSD inertia)."""

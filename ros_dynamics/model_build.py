@@ -111,24 +111,20 @@ def build_model_arrays(spec: RobotSpec, mimic: bool = True) -> ModelArrays:
         acc[1] = acc[1] + h
         acc[2] = acc[2] + ibar
 
-    stack = [(spec.root, -1, np.eye(4))]
+    # depth-first, a body numbered when its link is reached (pre-order), as Pinocchio does
+    stack = [(spec.root, None, -1, np.eye(4))] if spec.links else []
     while stack:
-        link, body, offset = stack.pop()
+        link, joint, body, offset = stack.pop()
+        if joint is not None and joint.type != 'fixed':
+            bodies.append((body, joint, offset))
+            body, offset = len(bodies) - 1, np.eye(4)
+            inertia[body] = [0.0, np.zeros(3), np.zeros((3, 3))]
         link_names.append(link)
         link_body[link] = body
         link_offset[link] = np.concatenate([offset[:3, :3].ravel(), offset[:3, 3]])[None, :]
         add_link_inertia(link, body, offset)
-        pending = []
-        for joint in children.get(link, []):
-            tree = offset @ joint.origin
-            if joint.type == 'fixed':
-                pending.append((joint.child, body, tree))
-            else:
-                bodies.append((body, joint, tree))
-                new_body = len(bodies) - 1
-                inertia[new_body] = [0.0, np.zeros(3), np.zeros((3, 3))]
-                pending.append((joint.child, new_body, np.eye(4)))
-        stack.extend(reversed(pending))
+        for child in reversed(children.get(link, [])):
+            stack.append((child.child, child, body, offset @ child.origin))
 
     if not mimic:
         bodies = [(parent, replace(joint, mimic=None), tree) for parent, joint, tree in bodies]

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 import math
 import os
 from typing import Optional
+import warnings
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 
-from ros_dynamics.exceptions import URDFError
+from ros_dynamics.exceptions import URDFError, URDFWarning
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar')
 
@@ -84,7 +85,10 @@ class JointSpec:
 
 @dataclass(frozen=True)
 class RobotSpec:
-    """A parsed URDF: links (name -> inertial or None), joints in file order, the root link."""
+    """A parsed URDF: links (name -> inertial or None), joints in file order, the root link.
+
+    A robot without links (Pinocchio accepts one) has root ''.
+    """
 
     name: str
     links: dict
@@ -159,13 +163,17 @@ def _parse_inertial(link: ElementTree.Element, what: str) -> Optional[InertialSp
     ixx, ixy, ixz, iyy, iyz, izz = (
         _number(tensor, key, f'{what}: inertia')
         for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'))
+    if min(ixx, iyy, izz) < -1e-9 * max(1.0, abs(ixx), abs(iyy), abs(izz)):   # beyond rounding
+        raise URDFError(f'{what}: negative moment of inertia '
+                        f'(ixx={ixx}, iyy={iyy}, izz={izz}); moments must be >= 0')
     inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     eigenvalues = np.linalg.eigvalsh(inertia)
-    tolerance = 1e-12 * max(1.0, float(np.abs(inertia).max()))
-    if eigenvalues[0] < -tolerance:
-        raise URDFError(
-            f'{what}: inertia tensor is not positive semi-definite '
-            f'(eigenvalues {eigenvalues.tolist()})')
+    if eigenvalues[0] < -1e-12 * max(1.0, float(np.abs(inertia).max())):
+        # Real robots ship such tensors (romeo_laas_small, tiago in example-robot-data)
+        # and Pinocchio loads them; warn rather than refuse.
+        warnings.warn(f'{what}: inertia tensor is not positive semi-definite (eigenvalues '
+                      f'{eigenvalues.tolist()}); physically impossible, loaded as given',
+                      URDFWarning, stacklevel=2)
     origin = _origin(inertial, f'{what}: <inertial>')
     rotation = origin[:3, :3]
     return InertialSpec(mass, origin[:3, 3].copy(), rotation @ inertia @ rotation.T)
@@ -299,16 +307,17 @@ def parse_urdf_string(xml: str) -> RobotSpec:
         if name in links:
             raise URDFError(f'link {name!r} is defined twice')
         links[name] = inertial
-    if not links:
-        raise URDFError('the robot has no <link>')
     joints = {}
     for element in root.findall('joint'):
         joint = _parse_joint(element)
         if joint.name in joints:
             raise URDFError(f'joint {joint.name!r} is defined twice')
         joints[joint.name] = joint
-    root_link = _find_root(links, joints)
-    return RobotSpec(root.get('name', ''), links, joints, root_link)
+    if not links:   # Pinocchio loads such a file as a model without bodies; so do we
+        if joints:
+            raise URDFError(f'joint {next(iter(joints))!r}: the robot has joints but no <link>')
+        return RobotSpec(root.get('name', ''), links, joints, '')
+    return RobotSpec(root.get('name', ''), links, joints, _find_root(links, joints))
 
 
 def parse_urdf_file(path: str) -> RobotSpec:
