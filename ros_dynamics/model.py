@@ -127,6 +127,20 @@ class RobotModel:
         return self._arrays.body_joints
 
     @property
+    def root_inertia(self) -> tuple:
+        """Return (mass, centre of mass, inertia about it) of the fixed root body, root frame.
+
+        The root link and everything fixed to it; it does not move, so it
+        enters no joint-space quantity, but it is kept (KDL drops it) for
+        whole-robot mass properties and floating bases.
+        """
+        arrays = self._arrays
+        mass = arrays.root_mass
+        com = arrays.root_first_moment / mass if mass > 0.0 else np.zeros(3)
+        inertia = arrays.root_ibar - mass * (np.dot(com, com) * np.eye(3) - np.outer(com, com))
+        return mass, com, inertia
+
+    @property
     def gravity(self) -> np.ndarray:
         """Gravity acceleration in the root frame (m/s^2), default (0, 0, -9.81)."""
         return self._gravity.copy()
