@@ -14,9 +14,11 @@
 
 """ros_dynamics: rigid-body dynamics of URDF robots, ROS-free core.
 
-    from ros_dynamics import RobotModel
-    robot = RobotModel.from_urdf_file('arm.urdf')
-    tau = robot.gravity_torques(q)
+Example::
+
+  from ros_dynamics import RobotModel
+  robot = RobotModel.from_urdf_file('arm.urdf')
+  tau = robot.gravity_torques(q)
 """
 
 from ros_dynamics.exceptions import SingularMassMatrixError, URDFError, URDFWarning

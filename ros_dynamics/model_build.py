@@ -167,4 +167,3 @@ def limits(specs: tuple) -> dict:
     return {'lower': column('lower'), 'upper': column('upper'),
             'effort_limit': column('effort'), 'velocity_limit': column('velocity'),
             'damping': column('damping'), 'friction': column('friction')}
-

@@ -42,7 +42,10 @@ import numpy as np
 
 @dataclass(frozen=True)
 class OperationalSpace:
-    """Task-space quantities of one link at one state; rows follow ``axes`` of [linear; angular]."""
+    """Task-space quantities of one link at one state.
+
+    Rows follow ``axes`` of [linear; angular].
+    """
 
     link: str
     frame: str

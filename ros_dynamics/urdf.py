@@ -69,7 +69,7 @@ class JointSpec:
     """One URDF joint; ``origin`` is the 4x4 pose of the child frame in the parent link frame."""
 
     name: str
-    type: str
+    type: str  # noqa: A003 - the URDF attribute's name
     parent: str
     child: str
     origin: np.ndarray

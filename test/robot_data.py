@@ -41,7 +41,7 @@ def example_urdfs() -> list:
 
 
 def example_urdf(relative: str) -> str:
-    """Return the path of one example-robot-data URDF, e.g. 'ur_description/urdf/ur5_robot.urdf'."""
+    """Return the path of one example-robot-data URDF, e.g. 'ur_description/urdf/ur5.urdf'."""
     path = os.path.join(example_robot_data_dir(), relative)
     assert os.path.exists(path), path
     return path

@@ -79,7 +79,8 @@ def test_jacobian_matches_finite_differences(robot):
         jac = robot.jacobian(q, link)
         plus, minus = robot.link_pose(q + h * qd, link), robot.link_pose(q - h * qd, link)
         assert np.allclose(jac[:3] @ qd, (plus[:3, 3] - minus[:3, 3]) / (2 * h), atol=1e-6)
-        rotation_rate = (plus[:3, :3] - minus[:3, :3]) / (2 * h) @ robot.link_pose(q, link)[:3, :3].T
+        rotation = robot.link_pose(q, link)[:3, :3]
+        rotation_rate = (plus[:3, :3] - minus[:3, :3]) / (2 * h) @ rotation.T
         omega = np.array([rotation_rate[2, 1], rotation_rate[0, 2], rotation_rate[1, 0]])
         assert np.allclose(jac[3:] @ qd, omega, atol=1e-6)
         for frame in ('world_aligned', 'local', 'world'):

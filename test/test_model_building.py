@@ -12,8 +12,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""URDF semantics of the model: fixed joints, rotated inertials, root inertia, mimic joints,
-limits, and the validation of every public argument."""
+"""URDF semantics of the model, and the validation of every public argument.
+
+Fixed joints, rotated inertials, root inertia, mimic joints, limits.
+"""
 
 import math
 
@@ -46,7 +48,7 @@ STATES = [np.array(v) for v in ([0.3, -0.7], [1.2, 0.4], [-2.0, 1.9])]
 
 
 def two_link(payload_fixed: bool) -> RobotModel:
-    """A 2-link arm whose forearm carries a payload: as a fixed child link, or merged by hand."""
+    """Build a 2-link arm whose forearm carries a payload, as a fixed child or merged by hand."""
     links = ('<link name="base">' + inertial(3.0, '0 0 0.1') + '</link>'
              '<link name="upper">' + inertial(2.0, '0.5 0 0', '0.1 0.2 0.3') + '</link>')
     joints = (joint('shoulder', 'base', 'upper', axis='0 1 0')
@@ -167,7 +169,8 @@ def test_limits_damping_friction_and_continuous_are_kept():
     links = '<link name="base"/><link name="a">' + inertial(1.0) + '</link><link name="b">' \
         + inertial(1.0) + '</link>'
     joints = (joint('spin', 'base', 'a', 'continuous',
-                    extra='<limit effort="7" velocity="4"/><dynamics damping="0.5" friction="0.2"/>')
+                    extra='<limit effort="7" velocity="4"/>'
+                    '<dynamics damping="0.5" friction="0.2"/>')
               + joint('tilt', 'a', 'b', extra='<limit lower="-1" upper="1.5" effort="30" '
                       'velocity="2"/>'))
     robot = RobotModel.from_urdf_string(arm(links, joints))

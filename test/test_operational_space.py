@@ -74,7 +74,7 @@ def test_khatib_identities(panda, frame, seed):
 
 @pytest.mark.parametrize('seed', range(4))
 def test_task_force_produces_task_acceleration(panda, seed):
-    """tau = J^T (Lambda a + mu + p) + N^T tau0 gives J qdd + Jdot qd = a, whatever tau0."""
+    """Check tau = J^T (Lambda a + mu + p) + N^T tau0 gives J qdd + Jdot qd = a for any tau0."""
     q, qd = random_state(panda, seed)
     rng = np.random.default_rng(100 + seed)
     a = rng.uniform(-2.0, 2.0, 6)

@@ -26,11 +26,10 @@ import warnings
 
 import numpy as np
 import pytest
-from urdf_parser_py import urdf as ros_urdf
-
 from robot_data import example_urdfs
 from ros_dynamics.exceptions import URDFWarning
 from ros_dynamics.urdf import parse_urdf_file, rpy_to_matrix
+from urdf_parser_py import urdf as ros_urdf
 
 
 def reference(path: str):
