@@ -1,0 +1,92 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Joint-indexed message fields to model vectors and back, without ROS types.
+
+ROS messages carry joints by name, in any order (``sensor_msgs/JointState``,
+``trajectory_msgs/JointTrajectory``); the core wants vectors in
+``RobotModel.joint_names`` order. These helpers do that mapping once per
+message with the checks a service must make (unknown or duplicate names,
+length mismatches, NaN and Inf), raising ``ValueError`` with a message that
+names the field and the joint, so a node can answer ``success: false``.
+"""
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+
+
+class JointVectorMap:
+    """Map between named joint values and vectors ordered like ``joint_names``."""
+
+    def __init__(self, joint_names: Sequence[str]) -> None:
+        """Index the model's joints by name."""
+        self.joint_names = tuple(joint_names)
+        self.index = {name: k for k, name in enumerate(self.joint_names)}
+
+    def indices(self, names: Sequence[str], field: str, ignore_unknown: bool = False) -> list:
+        """Return the coordinate index of each name (None for ignored unknown names)."""
+        seen = set()
+        out = []
+        for name in names:
+            if name in seen:
+                raise ValueError(f'{field}: joint {name!r} appears twice')
+            seen.add(name)
+            k = self.index.get(name)
+            if k is None and not ignore_unknown:
+                raise ValueError(f'{field}: unknown joint {name!r} (model joints: '
+                                 f'{", ".join(self.joint_names)})')
+            out.append(k)
+        return out
+
+    def vector(self, names: Sequence[str], values: Sequence[float], field: str,
+               default: Optional[float] = None, indices: Optional[list] = None) -> np.ndarray:
+        """Return values ordered like ``joint_names``.
+
+        ``values`` empty and ``default`` given: every joint takes the default.
+        Otherwise ``values`` must match ``names`` in length and every model
+        joint must be named, unless ``default`` fills the missing ones.
+        """
+        if indices is None:
+            indices = self.indices(names, field)
+        if len(values) == 0 and default is not None:
+            return np.full(len(self.joint_names), float(default))
+        if len(values) != len(names):
+            raise ValueError(f'{field}: {len(values)} values for {len(names)} joint names')
+        out = np.full(len(self.joint_names), np.nan if default is None else float(default))
+        for k, name, value in zip(indices, names, values):
+            value = float(value)
+            if not math.isfinite(value):
+                raise ValueError(f'{field}: joint {name!r} is {value} (must be finite)')
+            if k is not None:
+                out[k] = value
+        missing = [n for n, v in zip(self.joint_names, out) if np.isnan(v)]
+        if missing:
+            raise ValueError(f'{field}: missing joints {", ".join(map(repr, missing))}')
+        return out
+
+    def merge(self, target: np.ndarray, names: Sequence[str], values: Sequence[float]) -> int:
+        """Write the known, finite named values into ``target``; return how many were used.
+
+        For partial streams (``/joint_states`` from several publishers):
+        joints not in the model are ignored, NaN/Inf values are skipped.
+        """
+        used = 0
+        for name, value in zip(names, values):
+            k = self.index.get(name)
+            if k is not None and math.isfinite(value):
+                target[k] = value
+                used += 1
+        return used
