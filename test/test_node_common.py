@@ -1,0 +1,130 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""ModelSource and the service guard in a real rclpy context (no node processes)."""
+
+import os
+import time
+import uuid
+
+os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+
+import pytest  # noqa: E402
+import rclpy  # noqa: E402
+from rclpy.context import Context  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.node import Node  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from ros_dynamics.nodes.common import DESCRIPTION_QOS, guarded, ModelSource  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+ONE_JOINT = """<robot name="{name}"><link name="base"/><link name="arm"><inertial>
+  <origin xyz="0.5 0 0"/><mass value="{mass}"/>
+  <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/>
+  <limit lower="-1" upper="1" effort="10" velocity="1"/></joint></robot>"""
+
+
+@pytest.fixture
+def ros():
+    context = Context()
+    rclpy.init(context=context)
+    executor = SingleThreadedExecutor(context=context)
+    namespace = f'/t{uuid.uuid4().hex[:8]}'
+    nodes = []
+
+    def make(name, **kwargs):
+        node = Node(name, namespace=namespace, context=context, **kwargs)
+        executor.add_node(node)
+        nodes.append(node)
+        return node
+
+    def spin_until(condition, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, 'timed out'
+            executor.spin_once(timeout_sec=0.05)
+
+    yield make, spin_until
+    for node in nodes:
+        node.destroy_node()
+    executor.shutdown()
+    rclpy.shutdown(context=context)
+
+
+def test_model_from_topic_reloads_and_survives_bad_descriptions(ros):
+    make, spin_until = ros
+    source = ModelSource(make('dynamics'))
+    assert source.model is None and 'waiting' in source.error
+    with pytest.raises(RuntimeError, match='no robot model loaded yet'):
+        source.require()
+    publisher = make('describer').create_publisher(String, 'robot_description', DESCRIPTION_QOS)
+    publisher.publish(String(data=ONE_JOINT.format(name='first', mass=1.0)))
+    spin_until(lambda: source.model is not None)
+    first = source.model
+    assert first.name == 'first'
+    publisher.publish(String(data='<robot name="broken"><joint name="x" type="revolute"/>'))
+    spin_until(lambda: 'broken' in source.error or 'not well-formed' in source.error)
+    assert source.model is first   # the previous model is kept
+    publisher.publish(String(data=ONE_JOINT.format(name='second', mass=2.0)))
+    spin_until(lambda: source.model is not first)
+    assert source.model.name == 'second' and source.error == ''
+
+
+def test_parameter_takes_precedence(ros):
+    make, _ = ros
+    node = make('dynamics', parameter_overrides=[
+        Parameter('robot_description', value=ONE_JOINT.format(name='from_param', mass=1.0)),
+        Parameter('urdf_path', value='/nonexistent.urdf')])
+    source = ModelSource(node)
+    assert source.model.name == 'from_param' and source.source == 'parameter robot_description'
+
+
+def test_bad_urdf_path_is_reported(ros):
+    make, _ = ros
+    source = ModelSource(make('dynamics', parameter_overrides=[
+        Parameter('urdf_path', value='/nonexistent/arm.urdf')]))
+    assert source.model is None and '/nonexistent/arm.urdf' in source.error
+
+
+class _Response:
+    success = None
+    message = ''
+
+
+class _Server:
+    def get_logger(self):
+        return rclpy.logging.get_logger('test_guard')
+
+    @guarded
+    def bad_request(self, request, response):
+        raise ValueError("q: joint 'x' is nan")
+
+    @guarded
+    def bug(self, request, response):
+        return {}['missing']
+
+    @guarded
+    def fine(self, request, response):
+        response.message = 'ok'
+        return response
+
+
+def test_guard_turns_errors_into_answers():
+    server = _Server()
+    response = server.bad_request(None, _Response())
+    assert response.success is False and "joint 'x'" in response.message
+    response = server.bug(None, _Response())
+    assert response.success is False and 'internal error: KeyError' in response.message
+    assert server.fine(None, _Response()).success is True
