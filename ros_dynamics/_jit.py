@@ -28,9 +28,23 @@ import hashlib
 import os
 from pathlib import Path
 import tempfile
-from typing import Callable, Optional
+import threading
+from typing import Callable, Optional, Sequence
 
 import numba
+from numba import types
+
+# argument types of the entry points (called from Python): inputs read-only
+# (writable arrays convert implicitly), outputs writable, all C-contiguous float64
+IN1 = types.Array(types.float64, 1, 'C', readonly=True)
+IN2 = types.Array(types.float64, 2, 'C', readonly=True)
+IN3 = types.Array(types.float64, 3, 'C', readonly=True)
+OUT1 = types.Array(types.float64, 1, 'C')
+OUT2 = types.Array(types.float64, 2, 'C')
+OUT3 = types.Array(types.float64, 3, 'C')
+STATUS = types.int64
+
+_compile_lock = threading.Lock()
 
 
 def _source_digest() -> str:
@@ -46,9 +60,8 @@ def _cache_dir() -> Optional[str]:
     """Return a writable cache directory for this source digest, or None."""
     explicit = os.environ.get('ROS_DYNAMICS_CACHE_DIR')
     xdg = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
-    candidates = [explicit] if explicit else [os.path.join(xdg, 'ros_dynamics'),
-                                               os.path.join(tempfile.gettempdir(),
-                                                            f'ros_dynamics-{os.getuid()}')]
+    fallback = os.path.join(tempfile.gettempdir(), f'ros_dynamics-{os.getuid()}')
+    candidates = [explicit] if explicit else [os.path.join(xdg, 'ros_dynamics'), fallback]
     for base in candidates:
         path = os.path.join(base, _source_digest())
         try:
@@ -64,19 +77,53 @@ def _cache_dir() -> Optional[str]:
 CACHE_DIR = _cache_dir()
 
 
-def kernel(function: Callable = None, *, parallel: bool = False) -> Callable:
-    """Compile ``function`` with numba (nopython, GIL released, cached in CACHE_DIR)."""
+def kernel(function: Callable = None, *, parallel: bool = False,
+           signatures: Optional[Sequence] = None) -> Callable:
+    """Compile ``function`` with numba (nopython, GIL released, cached in CACHE_DIR).
+
+    Helpers (no ``signatures``) are compiled as part of the kernels that call
+    them. Entry points called from Python list their ``signatures``: they are
+    compiled for exactly those on first use (``ensure_compiled``) and never
+    for anything else, so a call with other argument types (a list, float32,
+    a non-contiguous or 2-D array) raises TypeError at once instead of
+    compiling a new specialisation; RobotModel then converts and validates the
+    arguments on its general path.
+    """
     def compile_(python_function: Callable) -> Callable:
+        options = {'nogil': True, 'parallel': parallel}
         if CACHE_DIR is None:
-            return numba.njit(cache=False, nogil=True, parallel=parallel)(python_function)
-        saved = numba.config.CACHE_DIR
-        numba.config.CACHE_DIR = CACHE_DIR
-        try:
-            return numba.njit(cache=True, nogil=True, parallel=parallel)(python_function)
-        except RuntimeError:   # no usable cache locator after all: compile in memory
-            return numba.njit(cache=False, nogil=True, parallel=parallel)(python_function)
-        finally:
-            numba.config.CACHE_DIR = saved
+            dispatcher = numba.njit(cache=False, **options)(python_function)
+        else:
+            saved = numba.config.CACHE_DIR
+            numba.config.CACHE_DIR = CACHE_DIR
+            try:
+                dispatcher = numba.njit(cache=True, **options)(python_function)
+            except RuntimeError:   # no usable cache locator after all: compile in memory
+                dispatcher = numba.njit(cache=False, **options)(python_function)
+            finally:
+                numba.config.CACHE_DIR = saved
+        if signatures is not None:
+            dispatcher.entry_signatures = tuple(signatures)
+            dispatcher.entry_ready = False
+            dispatcher._can_compile = False   # numba's switch behind disable_compile()
+        return dispatcher
     if function is None:
         return compile_
     return compile_(function)
+
+
+def ensure_compiled(*dispatchers) -> None:
+    """Compile (or load from the cache) the declared signatures of entry-point kernels."""
+    for dispatcher in dispatchers:
+        if dispatcher.entry_ready:
+            continue
+        with _compile_lock:
+            if dispatcher.entry_ready:
+                continue
+            dispatcher._can_compile = True
+            try:
+                for signature in dispatcher.entry_signatures:
+                    dispatcher.compile(signature)
+            finally:
+                dispatcher._can_compile = False
+            dispatcher.entry_ready = True

@@ -26,16 +26,22 @@ repeat):
 3. root to leaves: a'_i = X_i a_p + c_i, qdd_i = (u_i - U_i^T a'_i) / D_i,
    a_i = a'_i + S_i qdd_i, with a_root = -gravity.
 
-Models with mimic joints use M^-1 (tau - b) instead (see RobotModel).
+ABA has no joint model for mimic joints (one coordinate driving several
+bodies), so models with mimic joints solve M qdd = tau - b instead: M by CRBA
+and b = C qd + g - J^T f_ext by RNEA, then a Cholesky factorisation in the
+same kernel (O(n^3), still small for the hands and grippers that have mimic
+joints).
 """
 
-import numpy as np
 from numba import prange
+import numpy as np
 
-from ros_dynamics._jit import kernel
-from ros_dynamics.joints import (joint_position, joint_rate, joint_transform,
-                                 motion_subspace, PARENT, QINDEX, rigid_inertia)
-from ros_dynamics.rnea import non_finite
+from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT2, STATUS
+from ros_dynamics.crba import crba_into
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, dof_of, gravity_of,
+                                 H_DENSE, H_TOLERANCE, joint_position, joint_rate,
+                                 joint_transform, motion_subspace, parent_of, rigid_inertia)
+from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent, cross_force,
                                   cross_motion, dot, force_to_parent, load3, load9, mat_add,
                                   motion_to_child, outer, rigid_inertia_times, scale, skew,
@@ -60,25 +66,30 @@ NWORK = 65
 
 
 @kernel
-def aba_into(ints, reals, gravity, q, qd, tau, fext, tolerance, work, qdd):
-    """Write qdd = FD(q, qd, tau, fext) into ``qdd``; return -1, or the body whose D_i <= tolerance."""
-    nb = ints.shape[0]
+def aba_into(model, q, qd, tau, fext, work, qdd):
+    """Write qdd = FD(q, qd, tau, fext) into ``qdd``; return -1, or the body whose D_i is ~0.
+
+    ``fext`` (nb, 6) holds body forces (n, f) in body coordinates, or is None for none.
+    """
+    nb = body_count(model)
+    tolerance = model[nb, H_TOLERANCE]
+    gravity = gravity_of(model)
     zero = (0.0, 0.0, 0.0)
     for i in range(nb):
-        rot, r = joint_transform(ints, reals, i, joint_position(ints, reals, i, q))
+        rot, r = joint_transform(model, i, joint_position(model, i, q))
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
-        parent = ints[i, PARENT]
+        parent = parent_of(model, i)
         vw, vv = zero, zero
         if parent >= 0:
             vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
                                      load3(work, parent, W_VEL_V))
-        sw, sv = motion_subspace(ints, reals, i)
-        rate = joint_rate(ints, reals, i, qd)
+        sw, sv = motion_subspace(model, i)
+        rate = joint_rate(model, i, qd)
         jw, jv = scale(rate, sw), scale(rate, sv)
         vw, vv = add(vw, jw), add(vv, jv)
         cw, cv = cross_motion(vw, vv, jw, jv)
-        m, h, ibar = rigid_inertia(reals, i)
+        m, h, ibar = rigid_inertia(model, i)
         iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
         pn, pf = cross_force(vw, vv, iw, iv)
         store3(work, i, W_VEL_W, vw)
@@ -89,22 +100,24 @@ def aba_into(ints, reals, gravity, q, qd, tau, fext, tolerance, work, qdd):
                                  ibar[4], ibar[5], ibar[2]))
         store9(work, i, W_IA_B, skew(h))
         store9(work, i, W_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
-        store3(work, i, W_PA_N, sub(pn, load3(fext, i, 0)))
-        store3(work, i, W_PA_F, sub(pf, load3(fext, i, 3)))
+        if fext is not None:
+            pn, pf = sub(pn, load3(fext, i, 0)), sub(pf, load3(fext, i, 3))
+        store3(work, i, W_PA_N, pn)
+        store3(work, i, W_PA_F, pf)
     for i in range(nb - 1, -1, -1):
         a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
         pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
-        sw, sv = motion_subspace(ints, reals, i)
+        sw, sv = motion_subspace(model, i)
         uw, uv = articulated_times(a, b, c, sw, sv)
         d = dot(sw, uw) + dot(sv, uv)
         if not d > tolerance:
             return i
-        u = tau[ints[i, QINDEX]] - dot(sw, pn) - dot(sv, pf)
+        u = tau[coordinate_of(model, i)] - dot(sw, pn) - dot(sv, pf)
         store3(work, i, W_U_W, uw)
         store3(work, i, W_U_V, uv)
         work[i, W_D] = d
         work[i, W_SMALL_U] = u
-        parent = ints[i, PARENT]
+        parent = parent_of(model, i)
         if parent < 0:
             continue
         s = -1.0 / d
@@ -124,7 +137,7 @@ def aba_into(ints, reals, gravity, q, qd, tau, fext, tolerance, work, qdd):
         store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
         store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
     for i in range(nb):
-        parent = ints[i, PARENT]
+        parent = parent_of(model, i)
         rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
         if parent < 0:
             aw, av = motion_to_child(rot, r, zero, (-gravity[0], -gravity[1], -gravity[2]))
@@ -133,46 +146,125 @@ def aba_into(ints, reals, gravity, q, qd, tau, fext, tolerance, work, qdd):
                                      load3(work, parent, W_VEL_V))
         aw = add(aw, load3(work, i, W_BIAS_W))
         av = add(av, load3(work, i, W_BIAS_V))
-        sw, sv = motion_subspace(ints, reals, i)
+        sw, sv = motion_subspace(model, i)
         acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
                - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
-        qdd[ints[i, QINDEX]] = acc
+        qdd[coordinate_of(model, i)] = acc
         store3(work, i, W_VEL_W, add(aw, scale(acc, sw)))
         store3(work, i, W_VEL_V, add(av, scale(acc, sv)))
     return -1
 
 
 @kernel
-def forward_dynamics(ints, reals, gravity, q, qd, tau, fext, tolerance):
-    """Return (qdd, status): status 0; 1, 2, 3 for a non-finite q, qd, tau; -(i + 1) if body i is singular."""
-    qdd = np.empty(q.shape[0])
-    if non_finite(q):
-        return qdd, 1
-    if non_finite(qd):
-        return qdd, 2
-    if non_finite(tau):
-        return qdd, 3
-    singular = aba_into(ints, reals, gravity, q, qd, tau, fext, tolerance,
-                        np.empty((ints.shape[0], NWORK)), qdd)
-    if singular >= 0:
-        return qdd, -(singular + 1)
-    return qdd, 0
+def cholesky_solve(mass, rhs, tolerance, x):
+    """Write x = M^-1 rhs by M = L L^T (L in ``mass``); return -1, or the first k with pivot ~0.
+
+    The pivot of coordinate k is the inertia it moves that the coordinates
+    before it cannot (a Schur complement of M), so a vanishing pivot names a
+    joint that moves no inertia of its own.
+    """
+    n = mass.shape[0]
+    for k in range(n):
+        pivot = mass[k, k]
+        for j in range(k):
+            pivot -= mass[k, j] * mass[k, j]
+        if not pivot > tolerance:
+            return k
+        diagonal = np.sqrt(pivot)
+        mass[k, k] = diagonal
+        for i in range(k + 1, n):
+            value = mass[i, k]
+            for j in range(k):
+                value -= mass[i, j] * mass[k, j]
+            mass[i, k] = value / diagonal
+    for i in range(n):   # L y = rhs
+        value = rhs[i]
+        for j in range(i):
+            value -= mass[i, j] * x[j]
+        x[i] = value / mass[i, i]
+    for i in range(n - 1, -1, -1):   # L^T x = y
+        value = x[i]
+        for j in range(i + 1, n):
+            value -= mass[j, i] * x[j]
+        x[i] = value / mass[i, i]
+    return -1
 
 
-@kernel(parallel=True)
-def forward_dynamics_batch(ints, reals, gravity, q, qd, tau, fext, tolerance):
-    """Return (qdd[N, dof], singular body or -1) for N validated states; fext as in RNEA's batch."""
+@kernel
+def dense_into(model, q, qd, tau, fext, work, mass, qdd):
+    """Write qdd = M^-1 (tau - b) into ``qdd``; return -1, or the coordinate whose pivot vanishes.
+
+    b = ID(q, qd, 0, fext) by RNEA, M by CRBA (both share ``work``), then a
+    Cholesky solve.
+    """
+    rnea_into(model, q, qd, None, fext, work, qdd)
+    for k in range(qdd.shape[0]):
+        qdd[k] = tau[k] - qdd[k]
+    crba_into(model, q, work, mass)
+    return cholesky_solve(mass, qdd, model[body_count(model), H_TOLERANCE], qdd)
+
+
+@kernel
+def forward_dynamics_into(model, q, qd, tau, fext, work, mass, qdd):
+    """Write FD(q, qd, tau, fext) into qdd by ABA, or densely for models with mimic joints.
+
+    Return -1, or the singular body (ABA) or coordinate (dense).
+    """
+    if model[body_count(model), H_DENSE] != 0.0:
+        return dense_into(model, q, qd, tau, fext, work, mass, qdd)
+    return aba_into(model, q, qd, tau, fext, work, qdd)
+
+
+@kernel
+def new_workspace(model):
+    """Return the (work, mass) arrays forward_dynamics_into needs."""
+    nb = body_count(model)
+    dof = dof_of(model)
+    size = dof if model[nb, H_DENSE] != 0.0 else 0
+    return np.empty((nb, NWORK)), np.empty((size, size))   # NWORK > RNEA's and CRBA's
+
+
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
+def forward_dynamics(model, q, qd, tau, qdd):
+    """Write FD(q, qd, tau) into qdd.
+
+    Return 0; 1 if a state argument is bad (wrong size, NaN); -(k + 1) if
+    M is singular at body k (ABA) or coordinate k (models with mimic joints).
+    """
+    if bad_state(model, q) or bad_state(model, qd) or bad_state(model, tau):
+        return 1
+    if qdd.shape[0] != q.shape[0]:
+        return 1
+    work, mass = new_workspace(model)
+    singular = forward_dynamics_into(model, q, qd, tau, None, work, mass, qdd)
+    return 0 if singular < 0 else -(singular + 1)
+
+
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, IN2, OUT1)])
+def forward_dynamics_wrenches(model, q, qd, tau, fext, qdd):
+    """Write FD(q, qd, tau, fext) into qdd for validated arguments; status as forward_dynamics."""
+    work, mass = new_workspace(model)
+    singular = forward_dynamics_into(model, q, qd, tau, fext, work, mass, qdd)
+    return 0 if singular < 0 else -(singular + 1)
+
+
+@kernel(parallel=True, signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
+def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
+    """Write qdd[N, dof] for N validated states; fext as in RNEA's batch.
+
+    Return 0, or -(k + 1) for a singular body or coordinate k (as forward_dynamics).
+    """
     count = q.shape[0]
-    qdd = np.empty(q.shape)
     chunks = min(count, 64)
     shared = 1 if fext.shape[0] == 1 else 0
     failed = np.full(chunks, -1)
     for chunk in prange(chunks):
-        work = np.empty((ints.shape[0], NWORK))
+        work, mass = new_workspace(model)
         for s in range(chunk, count, chunks):
-            singular = aba_into(ints, reals, gravity, q[s], qd[s], tau[s],
-                                fext[s if shared == 0 else 0], tolerance, work, qdd[s])
+            singular = forward_dynamics_into(model, q[s], qd[s], tau[s],
+                                             fext[s if shared == 0 else 0], work, mass, qdd[s])
             if singular >= 0:
                 failed[chunk] = singular
                 break
-    return qdd, failed.max()
+    singular = failed.max()
+    return 0 if singular < 0 else -(singular + 1)

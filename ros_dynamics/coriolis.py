@@ -30,9 +30,9 @@ is skew-symmetric. Cost O(n d^2) for depth d.
 
 import numpy as np
 
-from ros_dynamics._jit import kernel
-from ros_dynamics.joints import (MIMIC_GAIN, motion_subspace, PARENT, QINDEX,
-                                 rigid_inertia)
+from ros_dynamics._jit import IN1, IN2, kernel, OUT2, STATUS
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN,
+                                 motion_subspace, parent_of, rigid_inertia)
 from ros_dynamics.kinematics import forward_pass, NWORK, W_VEL_V, W_VEL_W, world_poses
 from ros_dynamics.spatial import (add, cross, cross_force, cross_motion, dot, load3, load6,
                                   load9, mat_vec, rigid_inertia_times, rigid_inertia_to_parent,
@@ -55,28 +55,25 @@ def motion_to_world(rot, pos, w, v):
     return ww, add(mat_vec(rot, v), cross(pos, ww))
 
 
-@kernel
-def coriolis_matrix(ints, reals, q, qd, dof):
-    """Return (C[dof, dof], status): status 1 or 2 if q or qd is not finite."""
-    nb = ints.shape[0]
-    out = np.zeros((dof, dof))
-    for k in range(q.shape[0]):
-        if not np.isfinite(q[k]):
-            return out, 1
-        if not np.isfinite(qd[k]):
-            return out, 2
+@kernel(signatures=[STATUS(IN2, IN1, IN1, OUT2)])
+def coriolis_matrix(model, q, qd, out):
+    """Write C(q, qd) into out (dof, dof); return 0, or 1 if q or qd is bad (wrong size, NaN)."""
+    if bad_state(model, q) or bad_state(model, qd):
+        return 1
+    nb = body_count(model)
+    out[:, :] = 0.0
     work = np.empty((nb, NWORK))
-    forward_pass(ints, reals, q, qd, np.zeros(q.shape[0]), (0.0, 0.0, 0.0), work)
+    forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     poses = np.empty((nb, 12))
-    world_poses(ints, work, poses)
+    world_poses(model, work, poses)
     world = np.empty((nb, NCOL))
     for i in range(nb):
         rot, pos = load9(poses, i, 0), load3(poses, i, 9)
         vw, vv = motion_to_world(rot, pos, load3(work, i, W_VEL_W), load3(work, i, W_VEL_V))
-        sw, sv = motion_subspace(ints, reals, i)
+        sw, sv = motion_subspace(model, i)
         sw, sv = motion_to_world(rot, pos, sw, sv)
         dw, dv = cross_motion(vw, vv, sw, sv)
-        m, h, ibar = rigid_inertia(reals, i)
+        m, h, ibar = rigid_inertia(model, i)
         h, ibar = rigid_inertia_to_parent(rot, pos, m, h, ibar)
         store3(world, i, C_S, sw)
         store3(world, i, C_S + 3, sv)
@@ -103,12 +100,12 @@ def coriolis_matrix(ints, reals, q, qd, dof):
             t3n, t3f = cross_force(sw, sv, ivn, ivf)
             fn = add(fn, scale(0.5, add(sub(t1n, t2n), t3n)))
             ff = add(ff, scale(0.5, add(sub(t1f, t2f), t3f)))
-            gk = reals[k, MIMIC_GAIN]
-            col = ints[k, QINDEX]
+            gk = model[k, MIMIC_GAIN]
+            col = coordinate_of(model, k)
             j = i
             while j >= 0:
                 value = dot(load3(world, j, C_S), fn) + dot(load3(world, j, C_S + 3), ff)
-                out[ints[j, QINDEX], col] += reals[j, MIMIC_GAIN] * gk * value
-                j = ints[j, PARENT]
-            k = ints[k, PARENT]
-    return out, 0
+                out[coordinate_of(model, j), col] += model[j, MIMIC_GAIN] * gk * value
+                j = parent_of(model, j)
+            k = parent_of(model, k)
+    return 0

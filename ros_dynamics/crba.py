@@ -20,11 +20,12 @@ ancestors j of i with F = X^* F, H_ij = H_ji = S_j^T F. With mimic joints the
 result is G^T H_full G.
 """
 
-import numpy as np
 from numba import prange
+import numpy as np
 
-from ros_dynamics._jit import kernel
-from ros_dynamics.joints import MIMIC_GAIN, motion_subspace, PARENT, QINDEX, rigid_inertia
+from ros_dynamics._jit import IN1, IN2, kernel, OUT2, OUT3, STATUS
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN,
+                                 motion_subspace, parent_of, rigid_inertia)
 from ros_dynamics.kinematics import transforms, W_POS, W_ROT
 from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9,
                                   rigid_inertia_times, rigid_inertia_to_parent, store3, store6)
@@ -37,16 +38,16 @@ NWORK = 22
 
 
 @kernel
-def composite_inertias(ints, reals, work):
-    """Fill work[:, W_MASS:] with the composite inertia of each body's subtree (body coordinates)."""
-    nb = ints.shape[0]
+def composite_inertias(model, work):
+    """Fill work[:, W_MASS:] with each body's composite (subtree) inertia, body coordinates."""
+    nb = body_count(model)
     for i in range(nb):
-        m, h, ibar = rigid_inertia(reals, i)
+        m, h, ibar = rigid_inertia(model, i)
         work[i, W_MASS] = m
         store3(work, i, W_H, h)
         store6(work, i, W_IBAR, ibar)
     for i in range(nb - 1, -1, -1):
-        parent = ints[i, PARENT]
+        parent = parent_of(model, i)
         if parent >= 0:
             m = work[i, W_MASS]
             h, ibar = rigid_inertia_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS),
@@ -59,48 +60,45 @@ def composite_inertias(ints, reals, work):
 
 
 @kernel
-def crba_into(ints, reals, q, work, mass):
+def crba_into(model, q, work, mass):
     """Write the (dof, dof) mass matrix H(q) into ``mass``."""
-    transforms(ints, reals, q, work)
-    composite_inertias(ints, reals, work)
+    transforms(model, q, work)
+    composite_inertias(model, work)
     mass[:, :] = 0.0
-    for i in range(ints.shape[0]):
-        sw, sv = motion_subspace(ints, reals, i)
+    for i in range(body_count(model)):
+        sw, sv = motion_subspace(model, i)
         n, f = rigid_inertia_times(work[i, W_MASS], load3(work, i, W_H), load6(work, i, W_IBAR),
                                    sw, sv)
-        ki = ints[i, QINDEX]
-        gi = reals[i, MIMIC_GAIN]
+        ki = coordinate_of(model, i)
+        gi = model[i, MIMIC_GAIN]
         mass[ki, ki] += gi * gi * (dot(sw, n) + dot(sv, f))
         j = i
-        while ints[j, PARENT] >= 0:
+        while parent_of(model, j) >= 0:
             n, f = force_to_parent(load9(work, j, W_ROT), load3(work, j, W_POS), n, f)
-            j = ints[j, PARENT]
-            sw, sv = motion_subspace(ints, reals, j)
-            value = gi * reals[j, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
-            kj = ints[j, QINDEX]
+            j = parent_of(model, j)
+            sw, sv = motion_subspace(model, j)
+            value = gi * model[j, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
+            kj = coordinate_of(model, j)
             mass[ki, kj] += value
             mass[kj, ki] += value
 
 
-@kernel
-def mass_matrix(ints, reals, q, dof):
-    """Return (H, status): status 1 if q is not finite, else 0."""
-    mass = np.empty((dof, dof))
-    for k in range(q.shape[0]):
-        if not np.isfinite(q[k]):
-            return mass, 1
-    crba_into(ints, reals, q, np.empty((ints.shape[0], NWORK)), mass)
-    return mass, 0
+@kernel(signatures=[STATUS(IN2, IN1, OUT2)])
+def mass_matrix(model, q, mass):
+    """Write H(q) into mass (dof, dof); return 0, or 1 if q is bad (wrong size, NaN)."""
+    if bad_state(model, q) or mass.shape[0] != q.shape[0] or mass.shape[1] != q.shape[0]:
+        return 1
+    crba_into(model, q, np.empty((body_count(model), NWORK)), mass)
+    return 0
 
 
-@kernel(parallel=True)
-def mass_matrix_batch(ints, reals, q, dof):
-    """Return H[N, dof, dof] for the N rows of q; inputs already validated."""
+@kernel(parallel=True, signatures=[STATUS(IN2, IN2, OUT3)])
+def mass_matrix_batch(model, q, mass):
+    """Write H[N, dof, dof] for the N validated rows of q; return 0."""
     count = q.shape[0]
-    mass = np.empty((count, dof, dof))
     chunks = min(count, 64)
     for chunk in prange(chunks):
-        work = np.empty((ints.shape[0], NWORK))
+        work = np.empty((body_count(model), NWORK))
         for s in range(chunk, count, chunks):
-            crba_into(ints, reals, q[s], work, mass[s])
-    return mass
+            crba_into(model, q[s], work, mass[s])
+    return 0

@@ -20,42 +20,43 @@ height (Pinocchio's convention; the fixed root link's constant share is left
 out, as Pinocchio does).
 """
 
+from numba import types
 import numpy as np
 
-from ros_dynamics._jit import kernel
-from ros_dynamics.joints import rigid_inertia
+from ros_dynamics._jit import IN1, IN2, kernel
+from ros_dynamics.joints import body_count, gravity_of, rigid_inertia
 from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_VEL_V, W_VEL_W,
                                      world_poses)
 from ros_dynamics.spatial import add, dot, load3, load9, mat_vec, rigid_inertia_times, scale
 
 
-@kernel
-def kinetic_energy(ints, reals, q, qd):
-    """Return T(q, qd) in J."""
-    nb = ints.shape[0]
+@kernel(signatures=[types.float64(IN2, IN1, IN1)])
+def kinetic_energy(model, q, qd):
+    """Return T(q, qd) in J for validated q, qd."""
+    nb = body_count(model)
     work = np.empty((nb, NWORK))
-    forward_pass(ints, reals, q, qd, np.zeros(q.shape[0]), (0.0, 0.0, 0.0), work)
+    forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     energy = 0.0
     for i in range(nb):
-        m, h, ibar = rigid_inertia(reals, i)
+        m, h, ibar = rigid_inertia(model, i)
         w, v = load3(work, i, W_VEL_W), load3(work, i, W_VEL_V)
         n, f = rigid_inertia_times(m, h, ibar, w, v)
         energy += 0.5 * (dot(w, n) + dot(v, f))
     return energy
 
 
-@kernel
-def potential_energy(ints, reals, gravity, q):
-    """Return V(q) in J."""
-    nb = ints.shape[0]
+@kernel(signatures=[types.float64(IN2, IN1)])
+def potential_energy(model, q):
+    """Return V(q) in J for a validated q."""
+    nb = body_count(model)
     work = np.empty((nb, NWORK))
-    transforms(ints, reals, q, work)
+    transforms(model, q, work)
     poses = np.empty((nb, 12))
-    world_poses(ints, work, poses)
-    g = (gravity[0], gravity[1], gravity[2])
+    world_poses(model, work, poses)
+    g = gravity_of(model)
     energy = 0.0
     for i in range(nb):
-        m, h, ibar = rigid_inertia(reals, i)
+        m, h, ibar = rigid_inertia(model, i)
         moment = add(scale(m, load3(poses, i, 9)), mat_vec(load9(poses, i, 0), h))
         energy -= dot(g, moment)
     return energy

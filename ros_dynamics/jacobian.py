@@ -23,8 +23,9 @@ geometric Jacobian for revolute and prismatic joints). Rows are
 
 import numpy as np
 
-from ros_dynamics._jit import kernel
-from ros_dynamics.joints import MIMIC_GAIN, motion_subspace, PARENT, QINDEX
+from ros_dynamics._jit import IN1, IN2, kernel, OUT1, OUT2, STATUS
+from ros_dynamics.joints import (body_count, coordinate_of, MIMIC_GAIN, motion_subspace,
+                                 parent_of)
 from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_ACC_V, W_ACC_W,
                                      W_VEL_V, W_VEL_W, world_poses)
 from ros_dynamics.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
@@ -40,56 +41,56 @@ def link_pose(poses, body, offset):
     return mat_mat(rot, off_rot), add(pos, mat_vec(rot, off_pos))
 
 
-@kernel
-def jacobian_world_aligned(ints, reals, q, body, offset, dof):
-    """Return (J[6, dof], pose[12]): the link's Jacobian at its origin in world axes, and its pose.
+@kernel(signatures=[STATUS(IN2, IN1, STATUS, IN2, OUT2, OUT1)])
+def jacobian_world_aligned(model, q, body, offset, jac, pose):
+    """Write J[6, dof], the link's Jacobian at its origin in world axes, and its pose[12].
 
     ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
+    Arguments are validated by the caller.
     """
-    nb = ints.shape[0]
+    nb = body_count(model)
     work = np.empty((nb, NWORK))
-    transforms(ints, reals, q, work)
+    transforms(model, q, work)
     poses = np.empty((nb, 12))
-    world_poses(ints, work, poses)
+    world_poses(model, work, poses)
     rot, point = link_pose(poses, body, offset)
-    jac = np.zeros((6, dof))
+    jac[:, :] = 0.0
     k = body
     while k >= 0:
         body_rot, origin = load9(poses, k, 0), load3(poses, k, 9)
-        sw, sv = motion_subspace(ints, reals, k)
+        sw, sv = motion_subspace(model, k)
         zw, zv = mat_vec(body_rot, sw), mat_vec(body_rot, sv)
         linear = add(zv, cross(zw, sub(point, origin)))
-        gain = reals[k, MIMIC_GAIN]
-        col = ints[k, QINDEX]
+        gain = model[k, MIMIC_GAIN]
+        col = coordinate_of(model, k)
         for r in range(3):
             jac[r, col] += gain * linear[r]
             jac[3 + r, col] += gain * zw[r]
-        k = ints[k, PARENT]
-    pose = np.empty(12)
+        k = parent_of(model, k)
     for r in range(9):
         pose[r] = rot[r]
     for r in range(3):
         pose[9 + r] = point[r]
-    return jac, pose
+    return 0
 
 
-@kernel
-def link_bias_acceleration(ints, reals, q, qd, body, offset):
-    """Return rows (angular, spatial linear at P, classical linear at P) of dJ/dt qd, world axes.
+@kernel(signatures=[STATUS(IN2, IN1, IN1, STATUS, IN2, OUT2)])
+def link_bias_acceleration(model, q, qd, body, offset, out):
+    """Write rows (angular, spatial linear at P, classical linear at P) of dJ/dt qd, world axes.
 
     The forward pass with qdd = 0 and no gravity gives the body's spatial
     acceleration (aw, av) and velocity (w, v); at the link origin P (offset c
     from the body origin): v_P = v + w x c, a_P = av + aw x c, and the
-    classical acceleration of P is a_P + w x v_P.
+    classical acceleration of P is a_P + w x v_P. ``out`` is (3, 3); return 0.
     """
-    nb = ints.shape[0]
-    out = np.zeros((3, 3))
+    nb = body_count(model)
+    out[:, :] = 0.0
     if body < 0:
-        return out
+        return 0
     work = np.empty((nb, NWORK))
-    forward_pass(ints, reals, q, qd, np.zeros(q.shape[0]), (0.0, 0.0, 0.0), work)
+    forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     poses = np.empty((nb, 12))
-    world_poses(ints, work, poses)
+    world_poses(model, work, poses)
     c = load3(offset, 0, 9)
     w, v = load3(work, body, W_VEL_W), load3(work, body, W_VEL_V)
     aw, av = load3(work, body, W_ACC_W), load3(work, body, W_ACC_V)
@@ -101,4 +102,4 @@ def link_bias_acceleration(ints, reals, q, qd, body, offset):
     for r in range(3):
         for k in range(3):
             out[r, k] = rows[r][k]
-    return out
+    return 0

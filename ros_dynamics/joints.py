@@ -14,15 +14,22 @@
 
 """Joint models and the flat layout of the model arrays the kernels read.
 
-A model reaches the kernels as two arrays built once at load time:
-``ints[nb, 3]`` (parent body, joint type, index of the independent
-coordinate) and ``reals[nb, NREAL]`` (tree transform, axis, inertia, mimic
-map), one row per moving body, parents before children. Body ``-1`` is the
-fixed root. Body i's joint coordinate is ``q_i = G_i q[k_i] + o_i``
-(G = 1, o = 0 unless the joint mimics another), so mimic joints need no
-special case in the recursions beyond this map (Featherstone 2008, sec. 3.5,
-with the joint models of table 4.1).
+A model is built once at load time as ``ints[nb, 3]`` (parent body, joint
+type, index of the independent coordinate) and ``reals[nb, NREAL]`` (tree
+transform, axis, inertia, mimic map), one row per moving body, parents
+before children. Body ``-1`` is the fixed root. Body i's joint coordinate is
+``q_i = G_i q[k_i] + o_i`` (G = 1, o = 0 unless the joint mimics another), so
+mimic joints need no special case in the recursions beyond this map
+(Featherstone 2008, sec. 3.5, with the joint models of table 4.1).
+
+The kernels receive both packed into one read-only float array (``pack``):
+``model[i]`` is body i's reals followed by its ints (exact as floats), and the
+last row ``model[nb]`` holds gravity, the number of coordinates and the
+singularity tolerance. One argument instead of four keeps the per-call cost of
+crossing from Python into compiled code low.
 """
+
+import numpy as np
 
 from ros_dynamics._jit import kernel
 from ros_dynamics.spatial import add, axis_rotation, load3, load9, mat_mat, mat_vec, scale
@@ -47,48 +54,120 @@ MIMIC_GAIN = 25     # 1: G
 MIMIC_OFFSET = 26   # 1: o
 NREAL = 27
 
+# columns of the packed kernel model (body rows): the reals, then the ints
+COL_PARENT = NREAL + PARENT
+COL_JTYPE = NREAL + JTYPE
+COL_QINDEX = NREAL + QINDEX
+NCOL = NREAL + NINT
+# header row (the last row of the packed model)
+H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)
+H_DOF = 3           # 1: number of independent coordinates
+H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is singular
+H_DENSE = 5         # 1: 1.0 if forward dynamics must solve M qdd = tau - b (mimic joints)
+
+
+def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
+         tolerance: float, dense: bool) -> np.ndarray:
+    """Return the read-only packed model (nb + 1, NCOL) the kernels read."""
+    nb = ints.shape[0]
+    model = np.zeros((nb + 1, NCOL))
+    model[:nb, :NREAL] = reals
+    model[:nb, NREAL:] = ints
+    model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
+    model[nb, H_DOF] = dof
+    model[nb, H_TOLERANCE] = tolerance
+    model[nb, H_DENSE] = 1.0 if dense else 0.0
+    model.setflags(write=False)
+    return model
+
 
 @kernel
-def joint_position(ints, reals, i, q):
+def body_count(model):
+    """Return nb, the number of moving bodies."""
+    return model.shape[0] - 1
+
+
+@kernel
+def dof_of(model):
+    """Return the number of independent coordinates."""
+    return int(model[model.shape[0] - 1, H_DOF])
+
+
+@kernel
+def gravity_of(model):
+    """Return the gravity vector (root frame) as a tuple."""
+    nb = model.shape[0] - 1
+    return (model[nb, H_GRAVITY], model[nb, H_GRAVITY + 1], model[nb, H_GRAVITY + 2])
+
+
+@kernel
+def parent_of(model, i):
+    """Return body i's parent body (-1: the fixed root)."""
+    return int(model[i, COL_PARENT])
+
+
+@kernel
+def coordinate_of(model, i):
+    """Return k_i, the independent coordinate that drives body i's joint."""
+    return int(model[i, COL_QINDEX])
+
+
+@kernel
+def joint_position(model, i, q):
     """Return q_i = G_i q[k_i] + o_i, the coordinate of body i's joint."""
-    return reals[i, MIMIC_GAIN] * q[ints[i, QINDEX]] + reals[i, MIMIC_OFFSET]
+    return model[i, MIMIC_GAIN] * q[coordinate_of(model, i)] + model[i, MIMIC_OFFSET]
 
 
 @kernel
-def joint_rate(ints, reals, i, qd):
+def joint_rate(model, i, qd):
     """Return qd_i = G_i qd[k_i] (also used for accelerations)."""
-    return reals[i, MIMIC_GAIN] * qd[ints[i, QINDEX]]
+    return model[i, MIMIC_GAIN] * qd[coordinate_of(model, i)]
 
 
 @kernel
-def joint_transform(ints, reals, i, qi):
+def joint_transform(model, i, qi):
     """Return (R, r): body i's frame in its parent body's frame at joint coordinate qi.
 
     Revolute: R = R_tree Rot(axis, qi), r = p_tree. Prismatic: R = R_tree,
     r = p_tree + R_tree axis qi (URDF: the child frame moves along the axis
     expressed in the joint frame).
     """
-    tree_r = load9(reals, i, TREE_R)
-    tree_p = load3(reals, i, TREE_P)
-    axis = load3(reals, i, AXIS)
-    if ints[i, JTYPE] == REVOLUTE:
+    tree_r = load9(model, i, TREE_R)
+    tree_p = load3(model, i, TREE_P)
+    axis = load3(model, i, AXIS)
+    if model[i, COL_JTYPE] == REVOLUTE:
         return mat_mat(tree_r, axis_rotation(axis, qi)), tree_p
     return tree_r, add(tree_p, scale(qi, mat_vec(tree_r, axis)))
 
 
 @kernel
-def motion_subspace(ints, reals, i):
+def motion_subspace(model, i):
     """Return S_i = (angular, linear) of body i's joint in body coordinates (table 4.1)."""
-    axis = load3(reals, i, AXIS)
+    axis = load3(model, i, AXIS)
     zero = (0.0, 0.0, 0.0)
-    if ints[i, JTYPE] == REVOLUTE:
+    if model[i, COL_JTYPE] == REVOLUTE:
         return axis, zero
     return zero, axis
 
 
 @kernel
-def rigid_inertia(reals, i):
+def rigid_inertia(model, i):
     """Return (m, h, ibar) of body i in body coordinates."""
-    return (reals[i, MASS], load3(reals, i, FIRST_MOMENT),
-            (reals[i, IBAR], reals[i, IBAR + 1], reals[i, IBAR + 2],
-             reals[i, IBAR + 3], reals[i, IBAR + 4], reals[i, IBAR + 5]))
+    return (model[i, MASS], load3(model, i, FIRST_MOMENT),
+            (model[i, IBAR], model[i, IBAR + 1], model[i, IBAR + 2],
+             model[i, IBAR + 3], model[i, IBAR + 4], model[i, IBAR + 5]))
+
+
+@kernel
+def non_finite(x):
+    """Return True if any entry of the 1-D array x is NaN or infinite."""
+    for k in range(x.shape[0]):
+        if not np.isfinite(x[k]):
+            return True
+    return False
+
+
+@kernel
+def bad_state(model, x):
+    """Return True unless x is a finite vector with one entry per coordinate."""
+    return x.shape[0] != dof_of(model) or non_finite(x)

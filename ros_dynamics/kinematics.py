@@ -21,9 +21,9 @@ body coordinates, and the world poses of the bodies.
 
 import numpy as np
 
-from ros_dynamics._jit import kernel
-from ros_dynamics.joints import (joint_position, joint_rate, joint_transform,
-                                 motion_subspace, PARENT)
+from ros_dynamics._jit import IN1, IN2, kernel, OUT2, STATUS
+from ros_dynamics.joints import (bad_state, body_count, joint_position, joint_rate,
+                                 joint_transform, motion_subspace, parent_of)
 from ros_dynamics.spatial import (add, cross_motion, load3, load9, mat_mat, mat_vec,
                                   motion_to_child, scale, store3, store9)
 
@@ -42,44 +42,52 @@ ZERO3 = (0.0, 0.0, 0.0)
 
 
 @kernel
-def forward_pass(ints, reals, q, qd, qdd, root_acc_v, work):
+def forward_pass(model, q, qd, qdd, root_acc_v, work):
     """Fill ``work`` with each body's transform, velocity and acceleration.
 
     v_i = X_i v_p + S_i qd_i;  a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i, with
     the root at rest and accelerating by (0, root_acc_v): passing minus the
     gravity vector there adds gravity to every body (the "gravity trick").
+    ``qd`` or ``qdd`` may be None for zero (compiled away: a robot at rest
+    needs no velocities, and W_VEL_* is then left unset).
     """
-    for i in range(ints.shape[0]):
-        rot, r = joint_transform(ints, reals, i, joint_position(ints, reals, i, q))
+    for i in range(body_count(model)):
+        rot, r = joint_transform(model, i, joint_position(model, i, q))
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
-        parent = ints[i, PARENT]
+        parent = parent_of(model, i)
         if parent < 0:
-            vw, vv, aw, av = ZERO3, ZERO3, ZERO3, root_acc_v
+            aw, av = motion_to_child(rot, r, ZERO3, root_acc_v)
         else:
-            vw, vv = load3(work, parent, W_VEL_W), load3(work, parent, W_VEL_V)
-            aw, av = load3(work, parent, W_ACC_W), load3(work, parent, W_ACC_V)
-        sw, sv = motion_subspace(ints, reals, i)
-        rate = joint_rate(ints, reals, i, qd)
-        acc = joint_rate(ints, reals, i, qdd)
-        vw, vv = motion_to_child(rot, r, vw, vv)
-        vw, vv = add(vw, scale(rate, sw)), add(vv, scale(rate, sv))
-        aw, av = motion_to_child(rot, r, aw, av)
-        cw, cv = cross_motion(vw, vv, scale(rate, sw), scale(rate, sv))
-        aw = add(add(aw, scale(acc, sw)), cw)
-        av = add(add(av, scale(acc, sv)), cv)
-        store3(work, i, W_VEL_W, vw)
-        store3(work, i, W_VEL_V, vv)
+            aw, av = motion_to_child(rot, r, load3(work, parent, W_ACC_W),
+                                     load3(work, parent, W_ACC_V))
+        sw, sv = motion_subspace(model, i)
+        if qdd is not None:
+            acc = joint_rate(model, i, qdd)
+            aw, av = add(aw, scale(acc, sw)), add(av, scale(acc, sv))
+        if qd is not None:
+            if parent < 0:
+                vw, vv = ZERO3, ZERO3
+            else:
+                vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
+                                         load3(work, parent, W_VEL_V))
+            rate = joint_rate(model, i, qd)
+            jw, jv = scale(rate, sw), scale(rate, sv)
+            vw, vv = add(vw, jw), add(vv, jv)
+            cw, cv = cross_motion(vw, vv, jw, jv)
+            aw, av = add(aw, cw), add(av, cv)
+            store3(work, i, W_VEL_W, vw)
+            store3(work, i, W_VEL_V, vv)
         store3(work, i, W_ACC_W, aw)
         store3(work, i, W_ACC_V, av)
 
 
 @kernel
-def world_poses(ints, work, poses):
+def world_poses(model, work, poses):
     """Compose the body transforms in ``work`` into world poses: poses[i] = (R (9), p (3))."""
-    for i in range(ints.shape[0]):
+    for i in range(body_count(model)):
         rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
-        parent = ints[i, PARENT]
+        parent = parent_of(model, i)
         if parent >= 0:
             parent_rot = load9(poses, parent, 0)
             r = add(load3(poses, parent, 9), mat_vec(parent_rot, r))
@@ -89,20 +97,24 @@ def world_poses(ints, work, poses):
 
 
 @kernel
-def transforms(ints, reals, q, work):
-    """Fill only the body transforms (R_i, r_i) of ``work``."""
-    for i in range(ints.shape[0]):
-        rot, r = joint_transform(ints, reals, i, joint_position(ints, reals, i, q))
+def transforms(model, q, work):
+    """Fill only the body transforms of ``work``: (R_i, r_i) at W_ROT, W_POS."""
+    for i in range(body_count(model)):
+        rot, r = joint_transform(model, i, joint_position(model, i, q))
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
 
 
-@kernel
-def body_poses(ints, reals, q):
-    """Return poses[nb, 12]: each body's rotation (row-major) and origin in the root frame."""
-    nb = ints.shape[0]
-    work = np.empty((nb, NWORK))
-    transforms(ints, reals, q, work)
-    poses = np.empty((nb, 12))
-    world_poses(ints, work, poses)
-    return poses
+@kernel(signatures=[STATUS(IN2, IN1, OUT2)])
+def body_poses(model, q, poses):
+    """Write poses[nb, 12]: each body's rotation (row-major) and origin in the root frame.
+
+    Return 1 (and leave ``poses`` unset) if q is not a finite vector of the
+    right length, else 0.
+    """
+    if bad_state(model, q):
+        return 1
+    work = np.empty((body_count(model), NWORK))
+    transforms(model, q, work)
+    world_poses(model, work, poses)
+    return 0

@@ -35,7 +35,9 @@ from typing import Mapping, Optional
 import numpy as np
 
 from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
+from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.exceptions import SingularMassMatrixError
+from ros_dynamics.joints import pack
 from ros_dynamics.model_build import build_model_arrays, limits
 from ros_dynamics.urdf import parse_urdf_file, parse_urdf_string, RobotSpec
 
@@ -45,6 +47,19 @@ _ARGUMENT_NAMES = {
     'forward_dynamics': ('q', 'qd', 'tau'),
 }
 _batch_lock = threading.Lock()   # numba's default threading layer is not re-entrant
+
+# Fast paths: the compiled entry points accept exactly float64 C-contiguous
+# arrays (any other type raises TypeError at dispatch, in C, at no cost to the
+# fast case) and check lengths and finiteness themselves, returning a nonzero
+# status instead of raising. Anything unusual (lists, batches, wrong shapes,
+# NaN, the first call before compilation) takes the general path, which
+# converts, validates and raises the documented errors.
+_ndarray = np.ndarray
+_empty = np.empty
+_rnea = rnea.inverse_dynamics
+_gravity = rnea.gravity_torques
+_crba = crba.mass_matrix
+_fd = aba.forward_dynamics
 
 
 def _as_array(value, name: str) -> np.ndarray:
@@ -80,7 +95,7 @@ class RobotModel:
         self._dof = len(arrays.joint_names)
         self._shape = (self._dof,)
         nb = self._ints.shape[0]
-        self._no_wrench = np.zeros((nb, 6))
+        self._mass_shape = (self._dof, self._dof)
         self._no_wrench_batch = np.zeros((1, nb, 6))
         self._has_mimic = bool(np.any(self._ints[:, 2] != np.arange(nb))) or nb != self._dof
         scale = 1.0 + float(np.sum(self._reals[:, 15]) + np.sum(self._reals[:, 19:22]))
@@ -90,6 +105,7 @@ class RobotModel:
         self.continuous = np.array([s.type == 'continuous' for s in arrays.joint_specs])
         self.continuous.setflags(write=False)
         self._gravity = np.zeros(3)
+        self._model = None   # the packed kernel model, rebuilt when gravity changes
         self.gravity = gravity
 
     # ------------------------------------------------------------------ construction
@@ -151,6 +167,8 @@ class RobotModel:
         if value.shape != (3,) or not np.all(np.isfinite(value)):
             raise ValueError(f'gravity: expected 3 finite numbers, got {value!r}')
         self._gravity = value.copy()
+        self._model = pack(self._ints, self._reals, self._dof, self._gravity,
+                           self._singular_tolerance, self._has_mimic)
 
     def joint_index(self, name: str) -> int:
         """Return the coordinate index of an independent joint."""
@@ -188,9 +206,13 @@ class RobotModel:
         return arrays
 
     @staticmethod
-    def _check_status(status: int, names: tuple) -> None:
+    def _check_status(status: int, names: tuple, arrays: tuple) -> None:
+        """Raise for a kernel status 1 (a validated state argument holds NaN or Inf)."""
         if status > 0:
-            raise ValueError(f'{names[status - 1]}: contains NaN or Inf')
+            for name, array in zip(names, arrays):
+                if not np.all(np.isfinite(array)):
+                    raise ValueError(f'{name}: contains NaN or Inf')
+            raise ValueError(f'{", ".join(names)}: rejected by the kernel (status {status})')
 
     def _body_of(self, link: str) -> int:
         body = self._arrays.link_body.get(link)
@@ -199,10 +221,14 @@ class RobotModel:
                              f'(links: {", ".join(self.link_names)})')
         return body
 
-    def _wrenches(self, q: np.ndarray, external_wrenches: Optional[Mapping]) -> np.ndarray:
-        """Return body-coordinate spatial forces (nb, 6) (or (N, nb, 6)) for link wrenches."""
+    def _wrenches(self, q: np.ndarray, external_wrenches: Optional[Mapping]
+                  ) -> Optional[np.ndarray]:
+        """Return body-coordinate spatial forces (nb, 6) (or (N, nb, 6)) for link wrenches.
+
+        None for a single state without wrenches.
+        """
         if not external_wrenches:
-            return self._no_wrench if q.ndim == 1 else self._no_wrench_batch
+            return None if q.ndim == 1 else self._no_wrench_batch
         if not isinstance(external_wrenches, Mapping):
             raise ValueError('external_wrenches: expected a mapping link name -> '
                              '[fx, fy, fz, tx, ty, tz]')
@@ -218,7 +244,7 @@ class RobotModel:
         states = q.reshape(-1, self._dof)
         out = np.zeros((states.shape[0], self._ints.shape[0], 6))
         for s, state in enumerate(states):
-            poses = kinematics.body_poses(self._ints, self._reals, state)
+            poses = self._body_poses(state)
             for body, offset, wrench in items:
                 rot = poses[body, :9].reshape(3, 3)
                 force = wrench[:3]
@@ -230,29 +256,64 @@ class RobotModel:
     # ------------------------------------------------------------------ dynamics
     def inverse_dynamics(self, q, qd, qdd, external_wrenches: Optional[Mapping] = None
                          ) -> np.ndarray:
-        """Return tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_l^T w_l (RNEA, Featherstone table 5.1).
+        """Return tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_l^T w_l (RNEA, Featherstone t. 5.1).
 
         q, qd, qdd: (dof,) or (N, dof) in rad, rad/s, rad/s^2 (m for prismatic).
         external_wrenches: {link: [fx, fy, fz, tx, ty, tz]} acting on the robot
         at the link origin, world axes (N, N m). Returns tau (N m or N), same
         leading shape.
         """
-        q, qd, qdd = self._states(_ARGUMENT_NAMES['inverse_dynamics'], q, qd, qdd)
+        if external_wrenches is None and type(q) is _ndarray and q.ndim == 1:
+            tau = _empty(self._dof)
+            try:
+                if not _rnea(self._model, q, qd, qdd, tau):
+                    return tau
+            except TypeError:
+                pass
+        return self._inverse_dynamics(q, qd, qdd, external_wrenches)
+
+    def _inverse_dynamics(self, q, qd, qdd, external_wrenches) -> np.ndarray:
+        names = _ARGUMENT_NAMES['inverse_dynamics']
+        q, qd, qdd = self._states(names, q, qd, qdd)
         fext = self._wrenches(q, external_wrenches)
+        tau = np.empty(q.shape)
         if q.ndim == 1:
-            tau, status = rnea.inverse_dynamics(self._ints, self._reals, self._gravity,
-                                                q, qd, qdd, fext)
-            self._check_status(status, _ARGUMENT_NAMES['inverse_dynamics'])
+            if fext is None:
+                ensure_compiled(rnea.inverse_dynamics)
+                status = rnea.inverse_dynamics(self._model, q, qd, qdd, tau)
+            else:
+                ensure_compiled(rnea.inverse_dynamics_wrenches)
+                self._check_status(1 if self._non_finite(q, qd, qdd) else 0, names,
+                                   (q, qd, qdd))
+                status = rnea.inverse_dynamics_wrenches(self._model, q, qd, qdd, fext, tau)
+            self._check_status(status, names, (q, qd, qdd))
             return tau
+        ensure_compiled(rnea.inverse_dynamics_batch)
         with _batch_lock:
-            return rnea.inverse_dynamics_batch(self._ints, self._reals, self._gravity,
-                                               q, qd, qdd, fext)
+            rnea.inverse_dynamics_batch(self._model, q, qd, qdd, fext, tau)
+        return tau
+
+    @staticmethod
+    def _non_finite(*arrays) -> bool:
+        return not all(np.all(np.isfinite(a)) for a in arrays)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Return g(q) (N m): the joint torques that hold the robot still at q."""
+        if type(q) is _ndarray and q.ndim == 1:
+            tau = _empty(self._dof)
+            try:
+                if not _gravity(self._model, q, tau):
+                    return tau
+            except TypeError:
+                pass
         q = self._state(q, 'q')
-        zero = np.zeros(q.shape)
-        return self.inverse_dynamics(q, zero, zero)
+        if q.ndim == 2:
+            zero = np.zeros(q.shape)
+            return self.inverse_dynamics(q, zero, zero)
+        ensure_compiled(rnea.gravity_torques)
+        tau = np.empty(self._dof)
+        self._check_status(rnea.gravity_torques(self._model, q, tau), ('q',), (q,))
+        return tau
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """Return C(q, qd) qd + g(q) (N m) = inverse_dynamics(q, qd, 0)."""
@@ -260,22 +321,34 @@ class RobotModel:
         return self.inverse_dynamics(q, qd, np.zeros(q.shape))
 
     def mass_matrix(self, q) -> np.ndarray:
-        """Return the joint-space inertia M(q), (dof, dof) or (N, dof, dof), by CRBA (table 6.2)."""
+        """Return the joint-space inertia M(q), (dof, dof) or (N, dof, dof), by CRBA (t. 6.2)."""
+        if type(q) is _ndarray and q.ndim == 1:
+            mass = _empty(self._mass_shape)
+            try:
+                if not _crba(self._model, q, mass):
+                    return mass
+            except TypeError:
+                pass
         q = self._state(q, 'q')
+        mass = np.empty(q.shape + (self._dof,))
         if q.ndim == 1:
-            mass, status = crba.mass_matrix(self._ints, self._reals, q, self._dof)
-            self._check_status(status, ('q',))
+            ensure_compiled(crba.mass_matrix)
+            self._check_status(crba.mass_matrix(self._model, q, mass), ('q',), (q,))
             return mass
+        ensure_compiled(crba.mass_matrix_batch)
         with _batch_lock:
-            return crba.mass_matrix_batch(self._ints, self._reals, q, self._dof)
+            crba.mass_matrix_batch(self._model, q, mass)
+        return mass
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Return C(q, qd) (dof, dof) with C qd = bias - g and dM/dt - 2C skew-symmetric."""
         q, qd = self._states(('q', 'qd'), q, qd)
         if q.ndim == 2:
             return np.stack([self.coriolis_matrix(a, b) for a, b in zip(q, qd)])
-        out, status = coriolis.coriolis_matrix(self._ints, self._reals, q, qd, self._dof)
-        self._check_status(status, ('q', 'qd'))
+        ensure_compiled(coriolis.coriolis_matrix)
+        out = np.empty(self._mass_shape)
+        self._check_status(coriolis.coriolis_matrix(self._model, q, qd, out), ('q', 'qd'),
+                           (q, qd))
         return out
 
     def forward_dynamics(self, q, qd, tau, external_wrenches: Optional[Mapping] = None
@@ -287,37 +360,50 @@ class RobotModel:
         model). Raises SingularMassMatrixError naming the joint when M is
         singular (a joint that moves no inertia).
         """
-        q, qd, tau = self._states(_ARGUMENT_NAMES['forward_dynamics'], q, qd, tau)
+        if external_wrenches is None and type(q) is _ndarray and q.ndim == 1:
+            qdd = _empty(self._dof)
+            try:
+                if not _fd(self._model, q, qd, tau, qdd):
+                    return qdd
+            except TypeError:
+                pass
+        return self._forward_dynamics(q, qd, tau, external_wrenches)
+
+    def _forward_dynamics(self, q, qd, tau, external_wrenches) -> np.ndarray:
+        names = _ARGUMENT_NAMES['forward_dynamics']
+        q, qd, tau = self._states(names, q, qd, tau)
         fext = self._wrenches(q, external_wrenches)
-        if self._has_mimic:
-            return self._forward_dynamics_dense(q, qd, tau, external_wrenches)
-        tol = self._singular_tolerance
+        qdd = np.empty(q.shape)
         if q.ndim == 1:
-            qdd, status = aba.forward_dynamics(self._ints, self._reals, self._gravity,
-                                               q, qd, tau, fext, tol)
-            if status < 0:
-                self._raise_singular(-status - 1)
-            self._check_status(status, _ARGUMENT_NAMES['forward_dynamics'])
-            return qdd
-        with _batch_lock:
-            qdd, singular = aba.forward_dynamics_batch(self._ints, self._reals, self._gravity,
-                                                       q, qd, tau, fext, tol)
-        if singular >= 0:
-            self._raise_singular(singular)
+            if fext is None:
+                ensure_compiled(aba.forward_dynamics)
+                status = aba.forward_dynamics(self._model, q, qd, tau, qdd)
+            else:
+                ensure_compiled(aba.forward_dynamics_wrenches)
+                self._check_status(1 if self._non_finite(q, qd, tau) else 0, names,
+                                   (q, qd, tau))
+                status = aba.forward_dynamics_wrenches(self._model, q, qd, tau, fext, qdd)
+        else:
+            ensure_compiled(aba.forward_dynamics_batch)
+            with _batch_lock:
+                status = aba.forward_dynamics_batch(self._model, q, qd, tau, fext, qdd)
+        if status < 0:
+            self._raise_singular(-status - 1)
+        self._check_status(status, names, (q, qd, tau))
         return qdd
 
-    def _raise_singular(self, body: int) -> None:
-        joint = self._arrays.body_joints[body]
+    def _raise_singular(self, index: int) -> None:
+        """Raise SingularMassMatrixError for a singular body (ABA) or coordinate (dense solve)."""
+        if self._has_mimic:
+            joint = self.joint_names[index]
+            raise SingularMassMatrixError(
+                f'the mass matrix is singular (not positive definite): joint {joint!r} moves '
+                'no inertia that the joints before it do not (no mass or inertia about its '
+                'axis downstream); give its child links inertia or make it fixed')
+        joint = self._arrays.body_joints[index]
         raise SingularMassMatrixError(
             f'the mass matrix is singular: joint {joint!r} moves no inertia (no mass or '
             'inertia about its axis downstream); give its child links inertia or make it fixed')
-
-    def _forward_dynamics_dense(self, q, qd, tau, external_wrenches) -> np.ndarray:
-        if q.ndim == 2:
-            return np.stack([self._forward_dynamics_dense(*row, external_wrenches)
-                             for row in zip(q, qd, tau)])
-        rhs = tau - self.inverse_dynamics(q, qd, np.zeros(self._dof), external_wrenches)
-        return self._solve_mass(self.mass_matrix(q), rhs)
 
     def _solve_mass(self, mass: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         """Return M^-1 rhs by Cholesky, or raise SingularMassMatrixError naming a joint."""
@@ -339,15 +425,17 @@ class RobotModel:
             return np.array([self.kinetic_energy(a, b) for a, b in zip(q, qd)])
         self._check_finite(q, 'q')
         self._check_finite(qd, 'qd')
-        return energy.kinetic_energy(self._ints, self._reals, q, qd)
+        ensure_compiled(energy.kinetic_energy)
+        return energy.kinetic_energy(self._model, q, qd)
 
     def potential_energy(self, q) -> float:
-        """Return V(q) = -sum m_i g^T c_i (J), zero with every centre of mass at the root origin."""
+        """Return V(q) = -sum m_i g^T c_i (J), zero with every centre of mass at the root."""
         q = self._state(q, 'q')
         if q.ndim == 2:
             return np.array([self.potential_energy(a) for a in q])
         self._check_finite(q, 'q')
-        return energy.potential_energy(self._ints, self._reals, self._gravity, q)
+        ensure_compiled(energy.potential_energy)
+        return energy.potential_energy(self._model, q)
 
     @staticmethod
     def _check_finite(x: np.ndarray, name: str) -> None:
@@ -360,7 +448,7 @@ class RobotModel:
         q = self._single(q, 'q')
         body = self._body_of(link)
         offset = self._arrays.link_offset[link]
-        poses = kinematics.body_poses(self._ints, self._reals, q)
+        poses = self._body_poses(q)
         pose = np.eye(4)
         off_rot, off_pos = offset[0, :9].reshape(3, 3), offset[0, 9:]
         if body < 0:
@@ -370,6 +458,13 @@ class RobotModel:
             pose[:3, :3] = rot @ off_rot
             pose[:3, 3] = poses[body, 9:] + rot @ off_pos
         return pose
+
+    def _body_poses(self, q: np.ndarray) -> np.ndarray:
+        """Return the world poses (nb, 12) of the bodies at a validated q."""
+        ensure_compiled(kinematics.body_poses)
+        poses = np.empty((self._ints.shape[0], 12))
+        self._check_status(kinematics.body_poses(self._model, q, poses), ('q',), (q,))
+        return poses
 
     def _single(self, value, name: str) -> np.ndarray:
         array = _as_array(value, name)
@@ -404,8 +499,11 @@ class RobotModel:
     def _jacobian(self, q, link: str) -> tuple:
         q = self._single(q, 'q')
         body = self._body_of(link)
-        return jacobian.jacobian_world_aligned(self._ints, self._reals, q, body,
-                                               self._arrays.link_offset[link], self._dof)
+        ensure_compiled(jacobian.jacobian_world_aligned)
+        jac, pose = np.empty((6, self._dof)), np.empty(12)
+        jacobian.jacobian_world_aligned(self._model, q, body, self._arrays.link_offset[link],
+                                        jac, pose)
+        return jac, pose
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
         """Return dJ/dt qd (6,), rows [linear; angular], for the frame conventions of ``jacobian``.
@@ -417,7 +515,9 @@ class RobotModel:
         q, qd = self._single(q, 'q'), self._single(qd, 'qd')
         body = self._body_of(link)
         offset = self._arrays.link_offset[link]
-        rows = jacobian.link_bias_acceleration(self._ints, self._reals, q, qd, body, offset)
+        ensure_compiled(jacobian.link_bias_acceleration)
+        rows = np.empty((3, 3))
+        jacobian.link_bias_acceleration(self._model, q, qd, body, offset, rows)
         angular, spatial, classical = rows
         if frame == 'world_aligned':
             return np.concatenate([classical, angular])
@@ -428,7 +528,7 @@ class RobotModel:
         return np.concatenate([spatial + np.cross(point, angular), angular])
 
     def operational_space(self, q, qd, link: str, **options):
-        """Return Khatib's operational-space quantities of ``link`` (see ros_dynamics.operational_space)."""
+        """Return Khatib's operational-space quantities of ``link`` (see operational_space.py)."""
         from ros_dynamics.operational_space import operational_space
         return operational_space(self, q, qd, link, **options)
 

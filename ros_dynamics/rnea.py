@@ -24,11 +24,12 @@ with gravity entered as an upward acceleration of the root. Mimic joints
 contribute G_i tau_i to their leader's coordinate (tau = G^T tau_full).
 """
 
-import numpy as np
 from numba import prange
+import numpy as np
 
-from ros_dynamics._jit import kernel
-from ros_dynamics.joints import MIMIC_GAIN, motion_subspace, PARENT, QINDEX, rigid_inertia
+from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT2, STATUS
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, gravity_of, MIMIC_GAIN,
+                                 motion_subspace, parent_of, rigid_inertia)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_FORCE_F,
                                      W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
 from ros_dynamics.spatial import (add, cross_force, dot, force_to_parent, load3, load9,
@@ -36,66 +37,78 @@ from ros_dynamics.spatial import (add, cross_force, dot, force_to_parent, load3,
 
 
 @kernel
-def non_finite(x):
-    """Return True if any entry of the 1-D array x is NaN or infinite."""
-    for k in range(x.shape[0]):
-        if not np.isfinite(x[k]):
-            return True
-    return False
+def rnea_into(model, q, qd, qdd, fext, work, tau):
+    """Write tau = ID(q, qd, qdd, fext) into ``tau``.
 
-
-@kernel
-def rnea_into(ints, reals, gravity, q, qd, qdd, fext, work, tau):
-    """Write tau = ID(q, qd, qdd, fext) into ``tau``; ``fext`` (nb, 6) holds (n, f) in body coordinates."""
-    nb = ints.shape[0]
-    forward_pass(ints, reals, q, qd, qdd, (-gravity[0], -gravity[1], -gravity[2]), work)
+    ``fext`` (nb, 6) holds body forces (n, f) in body coordinates; ``qd``,
+    ``qdd`` and ``fext`` may be None for zero (specialised at compile time:
+    gravity torques skip every velocity term).
+    """
+    nb = body_count(model)
+    g = gravity_of(model)
+    forward_pass(model, q, qd, qdd, (-g[0], -g[1], -g[2]), work)
     for i in range(nb):
-        m, h, ibar = rigid_inertia(reals, i)
-        vw, vv = load3(work, i, W_VEL_W), load3(work, i, W_VEL_V)
+        m, h, ibar = rigid_inertia(model, i)
         n, f = rigid_inertia_times(m, h, ibar, load3(work, i, W_ACC_W), load3(work, i, W_ACC_V))
-        iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
-        cn, cf = cross_force(vw, vv, iw, iv)
-        store3(work, i, W_FORCE_N, sub(add(n, cn), load3(fext, i, 0)))
-        store3(work, i, W_FORCE_F, sub(add(f, cf), load3(fext, i, 3)))
+        if qd is not None:
+            vw, vv = load3(work, i, W_VEL_W), load3(work, i, W_VEL_V)
+            iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
+            cn, cf = cross_force(vw, vv, iw, iv)
+            n, f = add(n, cn), add(f, cf)
+        if fext is not None:
+            n, f = sub(n, load3(fext, i, 0)), sub(f, load3(fext, i, 3))
+        store3(work, i, W_FORCE_N, n)
+        store3(work, i, W_FORCE_F, f)
     tau[:] = 0.0
     for i in range(nb - 1, -1, -1):
         n, f = load3(work, i, W_FORCE_N), load3(work, i, W_FORCE_F)
-        sw, sv = motion_subspace(ints, reals, i)
-        tau[ints[i, QINDEX]] += reals[i, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
-        parent = ints[i, PARENT]
+        sw, sv = motion_subspace(model, i)
+        tau[coordinate_of(model, i)] += model[i, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
+        parent = parent_of(model, i)
         if parent >= 0:
             pn, pf = force_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), n, f)
             store3(work, parent, W_FORCE_N, add(load3(work, parent, W_FORCE_N), pn))
             store3(work, parent, W_FORCE_F, add(load3(work, parent, W_FORCE_F), pf))
 
 
-@kernel
-def inverse_dynamics(ints, reals, gravity, q, qd, qdd, fext):
-    """Return (tau, status): status 0, or k = 1, 2, 3 if the k-th state argument is not finite."""
-    tau = np.empty(q.shape[0])
-    if non_finite(q):
-        return tau, 1
-    if non_finite(qd):
-        return tau, 2
-    if non_finite(qdd):
-        return tau, 3
-    rnea_into(ints, reals, gravity, q, qd, qdd, fext, np.empty((ints.shape[0], NWORK)), tau)
-    return tau, 0
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
+def inverse_dynamics(model, q, qd, qdd, tau):
+    """Write ID(q, qd, qdd) into tau; return 0, or 1 if a state is bad (wrong size, NaN)."""
+    if bad_state(model, q) or bad_state(model, qd) or bad_state(model, qdd):
+        return 1
+    if tau.shape[0] != q.shape[0]:
+        return 1
+    rnea_into(model, q, qd, qdd, None, np.empty((body_count(model), NWORK)), tau)
+    return 0
 
 
-@kernel(parallel=True)
-def inverse_dynamics_batch(ints, reals, gravity, q, qd, qdd, fext):
-    """Return tau[N, dof] for N states (rows of q, qd, qdd); inputs already validated.
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, IN2, OUT1)])
+def inverse_dynamics_wrenches(model, q, qd, qdd, fext, tau):
+    """Write ID(q, qd, qdd, fext) into tau for validated arguments; return 0."""
+    rnea_into(model, q, qd, qdd, fext, np.empty((body_count(model), NWORK)), tau)
+    return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN1, OUT1)])
+def gravity_torques(model, q, tau):
+    """Write g(q) = ID(q, 0, 0) into tau; return 0, or 1 if q is bad (wrong size, NaN)."""
+    if bad_state(model, q) or tau.shape[0] != q.shape[0]:
+        return 1
+    rnea_into(model, q, None, None, None, np.empty((body_count(model), NWORK)), tau)
+    return 0
+
+
+@kernel(parallel=True, signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
+def inverse_dynamics_batch(model, q, qd, qdd, fext, tau):
+    """Write tau[N, dof] for N validated states (rows of q, qd, qdd); return 0.
 
     ``fext`` is (N, nb, 6), or (1, nb, 6) to apply the same body forces to every state.
     """
     count = q.shape[0]
-    tau = np.empty(q.shape)
     chunks = min(count, 64)
     shared = 1 if fext.shape[0] == 1 else 0
     for chunk in prange(chunks):
-        work = np.empty((ints.shape[0], NWORK))
+        work = np.empty((body_count(model), NWORK))
         for s in range(chunk, count, chunks):
-            rnea_into(ints, reals, gravity, q[s], qd[s], qdd[s], fext[s if shared == 0 else 0],
-                      work, tau[s])
-    return tau
+            rnea_into(model, q[s], qd[s], qdd[s], fext[s if shared == 0 else 0], work, tau[s])
+    return 0
