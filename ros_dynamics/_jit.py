@@ -78,11 +78,14 @@ CACHE_DIR = _cache_dir()
 
 
 def kernel(function: Callable = None, *, parallel: bool = False,
-           signatures: Optional[Sequence] = None) -> Callable:
+           signatures: Optional[Sequence] = None, inline: bool = False) -> Callable:
     """Compile ``function`` with numba (nopython, GIL released, cached in CACHE_DIR).
 
     Helpers (no ``signatures``) are compiled as part of the kernels that call
-    them. Entry points called from Python list their ``signatures``: they are
+    them; ``inline`` inlines one into its callers at numba IR level (LLVM
+    leaves large helpers as calls, each with atomic reference-count updates
+    of its array arguments; measured worth it for the CRBA chain only, and it
+    costs compile time). Entry points called from Python list their ``signatures``: they are
     compiled for exactly those on first use (``ensure_compiled``) and never
     for anything else, so a call with other argument types (a list, float32,
     a non-contiguous or 2-D array) raises TypeError at once instead of
@@ -91,6 +94,8 @@ def kernel(function: Callable = None, *, parallel: bool = False,
     """
     def compile_(python_function: Callable) -> Callable:
         options = {'nogil': True, 'parallel': parallel}
+        if inline:
+            options['inline'] = 'always'
         if CACHE_DIR is None:
             dispatcher = numba.njit(cache=False, **options)(python_function)
         else:

@@ -260,7 +260,7 @@ def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
     failed = np.full(chunks, -1)
     for chunk in prange(chunks):
         work, mass = new_workspace(model)
-        for s in range(chunk, count, chunks):
+        for s in range(chunk * count // chunks, (chunk + 1) * count // chunks):
             singular = forward_dynamics_into(model, q[s], qd[s], tau[s],
                                              fext[s if shared == 0 else 0], work, mass, qdd[s])
             if singular >= 0:

@@ -37,7 +37,7 @@ W_IBAR = 16
 NWORK = 22
 
 
-@kernel
+@kernel(inline=True)
 def composite_inertias(model, work):
     """Fill work[:, W_MASS:] with each body's composite (subtree) inertia, body coordinates."""
     nb = body_count(model)
@@ -59,7 +59,7 @@ def composite_inertias(model, work):
                                           pi[3] + ibar[3], pi[4] + ibar[4], pi[5] + ibar[5]))
 
 
-@kernel
+@kernel(inline=True)
 def crba_into(model, q, work, mass):
     """Write the (dof, dof) mass matrix H(q) into ``mass``."""
     transforms(model, q, work)
@@ -99,6 +99,6 @@ def mass_matrix_batch(model, q, mass):
     chunks = min(count, 64)
     for chunk in prange(chunks):
         work = np.empty((body_count(model), NWORK))
-        for s in range(chunk, count, chunks):
+        for s in range(chunk * count // chunks, (chunk + 1) * count // chunks):
             crba_into(model, q[s], work, mass[s])
     return 0

@@ -96,7 +96,7 @@ def world_poses(model, work, poses):
         store3(poses, i, 9, r)
 
 
-@kernel
+@kernel(inline=True)
 def transforms(model, q, work):
     """Fill only the body transforms of ``work``: (R_i, r_i) at W_ROT, W_POS."""
     for i in range(body_count(model)):

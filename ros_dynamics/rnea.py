@@ -103,12 +103,14 @@ def inverse_dynamics_batch(model, q, qd, qdd, fext, tau):
     """Write tau[N, dof] for N validated states (rows of q, qd, qdd); return 0.
 
     ``fext`` is (N, nb, 6), or (1, nb, 6) to apply the same body forces to every state.
+    The states are split into contiguous blocks (each with its own workspace)
+    shared among numba's threads, so no two threads write the same cache line.
     """
     count = q.shape[0]
     chunks = min(count, 64)
     shared = 1 if fext.shape[0] == 1 else 0
     for chunk in prange(chunks):
         work = np.empty((body_count(model), NWORK))
-        for s in range(chunk, count, chunks):
+        for s in range(chunk * count // chunks, (chunk + 1) * count // chunks):
             rnea_into(model, q[s], qd[s], qdd[s], fext[s if shared == 0 else 0], work, tau[s])
     return 0
