@@ -226,25 +226,33 @@ def new_workspace(model):
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
 def forward_dynamics(model, q, qd, tau, qdd):
-    """Write FD(q, qd, tau) into qdd.
+    """Write FD(q, qd, tau) into qdd by ABA (models without mimic joints).
 
     Return 0; 1 if a state argument is bad (wrong size, NaN); -(k + 1) if
-    M is singular at body k (ABA) or coordinate k (models with mimic joints).
+    M is singular at body k.
+    """
+    if bad_state(model, q) or bad_state(model, qd) or bad_state(model, tau):
+        return 1
+    if qdd.shape[0] != q.shape[0]:
+        return 1
+    singular = aba_into(model, q, qd, tau, None, np.empty((body_count(model), NWORK)), qdd)
+    return 0 if singular < 0 else -(singular + 1)
+
+
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
+def forward_dynamics_dense(model, q, qd, tau, qdd):
+    """Write FD(q, qd, tau) into qdd by M qdd = tau - b (models with mimic joints).
+
+    Status as forward_dynamics, with k the coordinate whose Cholesky pivot
+    vanishes. (A separate entry point: neither kind of model compiles the
+    other's algorithm for single calls.)
     """
     if bad_state(model, q) or bad_state(model, qd) or bad_state(model, tau):
         return 1
     if qdd.shape[0] != q.shape[0]:
         return 1
     work, mass = new_workspace(model)
-    singular = forward_dynamics_into(model, q, qd, tau, None, work, mass, qdd)
-    return 0 if singular < 0 else -(singular + 1)
-
-
-@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, IN2, OUT1)])
-def forward_dynamics_wrenches(model, q, qd, tau, fext, qdd):
-    """Write FD(q, qd, tau, fext) into qdd for validated arguments; status as forward_dynamics."""
-    work, mass = new_workspace(model)
-    singular = forward_dynamics_into(model, q, qd, tau, fext, work, mass, qdd)
+    singular = dense_into(model, q, qd, tau, None, work, mass, qdd)
     return 0 if singular < 0 else -(singular + 1)
 
 

@@ -59,7 +59,6 @@ _empty = np.empty
 _rnea = rnea.inverse_dynamics
 _gravity = rnea.gravity_torques
 _crba = crba.mass_matrix
-_fd = aba.forward_dynamics
 
 
 def _as_array(value, name: str) -> np.ndarray:
@@ -106,6 +105,7 @@ class RobotModel:
         self.continuous.setflags(write=False)
         self._gravity = np.zeros(3)
         self._model = None   # the packed kernel model, rebuilt when gravity changes
+        self._fd = aba.forward_dynamics_dense if self._has_mimic else aba.forward_dynamics
         self.gravity = gravity
 
     # ------------------------------------------------------------------ construction
@@ -277,25 +277,26 @@ class RobotModel:
         q, qd, qdd = self._states(names, q, qd, qdd)
         fext = self._wrenches(q, external_wrenches)
         tau = np.empty(q.shape)
-        if q.ndim == 1:
-            if fext is None:
-                ensure_compiled(rnea.inverse_dynamics)
-                status = rnea.inverse_dynamics(self._model, q, qd, qdd, tau)
-            else:
-                ensure_compiled(rnea.inverse_dynamics_wrenches)
-                self._check_status(1 if self._non_finite(q, qd, qdd) else 0, names,
-                                   (q, qd, qdd))
-                status = rnea.inverse_dynamics_wrenches(self._model, q, qd, qdd, fext, tau)
+        if q.ndim == 1 and fext is None:
+            ensure_compiled(rnea.inverse_dynamics)
+            status = rnea.inverse_dynamics(self._model, q, qd, qdd, tau)
             self._check_status(status, names, (q, qd, qdd))
             return tau
+        # batches, and single states with wrenches (a batch of one: one kernel less to compile)
+        states = self._as_batch(names, q, qd, qdd)
+        fext = fext.reshape((-1,) + fext.shape[-2:])
         ensure_compiled(rnea.inverse_dynamics_batch)
         with _batch_lock:
-            rnea.inverse_dynamics_batch(self._model, q, qd, qdd, fext, tau)
+            rnea.inverse_dynamics_batch(self._model, *states, fext, tau.reshape(states[0].shape))
         return tau
 
-    @staticmethod
-    def _non_finite(*arrays) -> bool:
-        return not all(np.all(np.isfinite(a)) for a in arrays)
+    def _as_batch(self, names: tuple, *arrays) -> tuple:
+        """Return validated states as (N, dof) views; single states are checked for NaN here."""
+        if arrays[0].ndim == 2:
+            return arrays
+        self._check_status(1 if not all(np.all(np.isfinite(a)) for a in arrays) else 0, names,
+                           arrays)
+        return tuple(a.reshape(1, -1) for a in arrays)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Return g(q) (N m): the joint torques that hold the robot still at q."""
@@ -363,7 +364,7 @@ class RobotModel:
         if external_wrenches is None and type(q) is _ndarray and q.ndim == 1:
             qdd = _empty(self._dof)
             try:
-                if not _fd(self._model, q, qd, tau, qdd):
+                if not self._fd(self._model, q, qd, tau, qdd):
                     return qdd
             except TypeError:
                 pass
@@ -374,19 +375,16 @@ class RobotModel:
         q, qd, tau = self._states(names, q, qd, tau)
         fext = self._wrenches(q, external_wrenches)
         qdd = np.empty(q.shape)
-        if q.ndim == 1:
-            if fext is None:
-                ensure_compiled(aba.forward_dynamics)
-                status = aba.forward_dynamics(self._model, q, qd, tau, qdd)
-            else:
-                ensure_compiled(aba.forward_dynamics_wrenches)
-                self._check_status(1 if self._non_finite(q, qd, tau) else 0, names,
-                                   (q, qd, tau))
-                status = aba.forward_dynamics_wrenches(self._model, q, qd, tau, fext, qdd)
+        if q.ndim == 1 and fext is None:
+            ensure_compiled(self._fd)
+            status = self._fd(self._model, q, qd, tau, qdd)
         else:
+            states = self._as_batch(names, q, qd, tau)
             ensure_compiled(aba.forward_dynamics_batch)
             with _batch_lock:
-                status = aba.forward_dynamics_batch(self._model, q, qd, tau, fext, qdd)
+                status = aba.forward_dynamics_batch(self._model, *states,
+                                                    fext.reshape((-1,) + fext.shape[-2:]),
+                                                    qdd.reshape(states[0].shape))
         if status < 0:
             self._raise_singular(-status - 1)
         self._check_status(status, names, (q, qd, tau))

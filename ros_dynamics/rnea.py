@@ -82,13 +82,6 @@ def inverse_dynamics(model, q, qd, qdd, tau):
     return 0
 
 
-@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, IN2, OUT1)])
-def inverse_dynamics_wrenches(model, q, qd, qdd, fext, tau):
-    """Write ID(q, qd, qdd, fext) into tau for validated arguments; return 0."""
-    rnea_into(model, q, qd, qdd, fext, np.empty((body_count(model), NWORK)), tau)
-    return 0
-
-
 @kernel(signatures=[STATUS(IN2, IN1, OUT1)])
 def gravity_torques(model, q, tau):
     """Write g(q) = ID(q, 0, 0) into tau; return 0, or 1 if q is bad (wrong size, NaN)."""
