@@ -1,0 +1,50 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""ros_dynamics: an ament_python package whose core installs with plain pip too."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'ros_dynamics'
+NODES = {
+    'bringup': 'ros_dynamics.bringup:main',
+}
+
+
+setup(
+    name=PACKAGE,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'benchmarks', 'examples']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
+        (f'share/{PACKAGE}', ['package.xml']),
+        (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
+        (f'share/{PACKAGE}/config', glob('config/*.yaml')),
+        (f'share/{PACKAGE}/urdf', glob('urdf/*.urdf')),
+    ],
+    # ranges for pip users; requirements/core.txt pins the versions CI runs
+    install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0'],
+    python_requires='>=3.11',
+    zip_safe=False,
+    maintainer='ros_dynamics maintainers',
+    maintainer_email='maintainers@ros-dynamics.org',
+    description='Rigid-body dynamics from a URDF, served by ROS 2 nodes.',
+    license='Apache-2.0',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [f'{name} = {target}' for name, target in NODES.items()],
+    },
+)
