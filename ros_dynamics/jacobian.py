@@ -24,8 +24,8 @@ geometric Jacobian for revolute and prismatic joints). Rows are
 import numpy as np
 
 from ros_dynamics._jit import IN1, IN2, kernel, OUT1, OUT2, STATUS
-from ros_dynamics.joints import (body_count, coordinate_of, MIMIC_GAIN, motion_subspace,
-                                 parent_of)
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN,
+                                 motion_subspace, parent_of)
 from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_ACC_V, W_ACC_W,
                                      W_VEL_V, W_VEL_W, world_poses)
 from ros_dynamics.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
@@ -46,8 +46,10 @@ def jacobian_world_aligned(model, q, body, offset, jac, pose):
     """Write J[6, dof], the link's Jacobian at its origin in world axes, and its pose[12].
 
     ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
-    Arguments are validated by the caller.
+    Return 0, or 1 if q is bad (wrong size, NaN); ``body`` is trusted.
     """
+    if bad_state(model, q) or jac.shape[1] != q.shape[0]:
+        return 1
     nb = body_count(model)
     work = np.empty((nb, NWORK))
     transforms(model, q, work)

@@ -59,6 +59,7 @@ _empty = np.empty
 _rnea = rnea.inverse_dynamics
 _gravity = rnea.gravity_torques
 _crba = crba.mass_matrix
+_jacobian = jacobian.jacobian_world_aligned
 
 
 def _as_array(value, name: str) -> np.ndarray:
@@ -95,6 +96,9 @@ class RobotModel:
         self._shape = (self._dof,)
         nb = self._ints.shape[0]
         self._mass_shape = (self._dof, self._dof)
+        self._jacobian_shape = (6, self._dof)
+        self._frames = {link: (body, arrays.link_offset[link])
+                        for link, body in arrays.link_body.items()}
         self._no_wrench_batch = np.zeros((1, nb, 6))
         self._has_mimic = bool(np.any(self._ints[:, 2] != np.arange(nb))) or nb != self._dof
         scale = 1.0 + float(np.sum(self._reals[:, 15]) + np.sum(self._reals[:, 19:22]))
@@ -485,6 +489,15 @@ class RobotModel:
         link's axes (LOCAL); 'world': spatial velocity at the world origin,
         world axes (WORLD).
         """
+        if frame == 'world_aligned' and type(q) is _ndarray:
+            frame_of = self._frames.get(link)
+            if frame_of is not None:
+                jac, pose = _empty(self._jacobian_shape), _empty(12)
+                try:
+                    if not _jacobian(self._model, q, frame_of[0], frame_of[1], jac, pose):
+                        return jac
+                except TypeError:
+                    pass
         self._check_frame(frame)
         jac, pose = self._jacobian(q, link)
         if frame == 'local':
@@ -499,8 +512,9 @@ class RobotModel:
         body = self._body_of(link)
         ensure_compiled(jacobian.jacobian_world_aligned)
         jac, pose = np.empty((6, self._dof)), np.empty(12)
-        jacobian.jacobian_world_aligned(self._model, q, body, self._arrays.link_offset[link],
-                                        jac, pose)
+        status = jacobian.jacobian_world_aligned(self._model, q, body,
+                                                 self._arrays.link_offset[link], jac, pose)
+        self._check_status(status, ('q',), (q,))
         return jac, pose
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
