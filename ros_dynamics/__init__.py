@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""ros_dynamics: rigid-body dynamics of URDF robots, ROS-free core.
+"""
+ros_dynamics: rigid-body dynamics of URDF robots, ROS-free core.
 
 Example::
 

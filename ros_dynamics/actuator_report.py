@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Actuator sizing from a trajectory: efforts at every point and a report per joint.
+"""
+Actuator sizing from a trajectory: efforts at every point and a report per joint.
 
 Seed 001 notes that inverse dynamics is what actuator sizing needs: the
 torque each motor must give along a planned motion. For a trajectory
@@ -62,7 +63,8 @@ def rms_over_time(values: np.ndarray, times: np.ndarray) -> np.ndarray:
 
 
 def trajectory_efforts(robot: RobotModel, times, q, qd, qdd) -> tuple:
-    """Return (efforts (N, dof), [JointReport], [LimitViolation]) for a sampled trajectory.
+    """
+    Return (efforts (N, dof), [JointReport], [LimitViolation]) for a sampled trajectory.
 
     ``times`` (N,) in s must be finite and non-decreasing; q, qd, qdd are
     (N, dof) in ``robot.joint_names`` order.

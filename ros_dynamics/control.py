@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Control laws built on the model: computed torque and Cartesian impedance.
+"""
+Control laws built on the model: computed torque and Cartesian impedance.
 
 The controller nodes only translate messages to these calls, so the same
 laws run offline (with ``ros_dynamics.simulation``) and in ROS.
@@ -42,7 +43,8 @@ def wrap_angles(delta: np.ndarray, continuous: np.ndarray) -> np.ndarray:
 
 
 def computed_torque(robot: RobotModel, q, qd, q_ref, qd_ref, qdd_ref, kp, kd) -> np.ndarray:
-    """Return the computed-torque command (N m), shape (dof,) or (N, dof).
+    """
+    Return the computed-torque command (N m), shape (dof,) or (N, dof).
 
     kp (1/s^2) and kd (1/s) are per-joint gains (dof,) or scalars. Position
     errors of continuous joints are wrapped.
@@ -55,7 +57,8 @@ def computed_torque(robot: RobotModel, q, qd, q_ref, qd_ref, qdd_ref, kp, kd) ->
 
 
 def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """Return the rotation vector (axis * angle, rad, world axes) of target @ current^T.
+    """
+    Return the rotation vector (axis * angle, rad, world axes) of target @ current^T.
 
     The log map of SO(3), exact for every angle in [0, pi] (no Euler angles).
     """
@@ -74,7 +77,8 @@ def rotation_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
 
 
 class CartesianImpedance:
-    """Cartesian impedance controller of one link on operational-space dynamics.
+    """
+    Cartesian impedance controller of one link on operational-space dynamics.
 
     Gains per task axis (x, y, z, rx, ry, rz), in the root frame's axes at
     the link origin, are acceleration-level: ``kp`` (1/s^2) and ``kd`` (1/s)
@@ -117,7 +121,8 @@ class CartesianImpedance:
 
     def torque(self, q, qd, target: np.ndarray,
                target_twist: Optional[Sequence[float]] = None) -> tuple:
-        """Return (tau, operational space, error) for a 4x4 target pose and optional twist.
+        """
+        Return (tau, operational space, error) for a 4x4 target pose and optional twist.
 
         The twist is [linear; angular] velocity of the target, world axes.
         """

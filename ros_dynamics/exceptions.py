@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Exceptions raised by the ros_dynamics core.
+"""
+Exceptions raised by the ros_dynamics core.
 
 Every error the core raises on bad input is a subclass of ``ValueError`` so a
 caller can catch one type; the subclasses say which kind of input was wrong.
@@ -20,7 +21,8 @@ caller can catch one type; the subclasses say which kind of input was wrong.
 
 
 class URDFError(ValueError):
-    """A URDF that cannot be turned into a dynamics model.
+    """
+    A URDF that cannot be turned into a dynamics model.
 
     The message names the offending element (``link 'x'`` or ``joint 'y'``)
     and what is wrong with it.
@@ -28,7 +30,8 @@ class URDFError(ValueError):
 
 
 class SingularMassMatrixError(ValueError):
-    """The joint-space mass matrix is singular at the requested state.
+    """
+    The joint-space mass matrix is singular at the requested state.
 
     Raised by algorithms that need M regular (forward dynamics, operational
     space) when a joint drives no inertia (for example a chain of massless

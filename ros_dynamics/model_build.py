@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Building the rigid-body model: a URDF tree reduced to moving bodies.
+"""
+Building the rigid-body model: a URDF tree reduced to moving bodies.
 
 Fixed joints are merged: a link attached by a fixed joint adds its inertia to
 the body it hangs from and stays addressable as a frame with a constant
@@ -86,7 +87,8 @@ def _mimic_map(joint: JointSpec, joints: dict) -> tuple:
 
 
 def build_model_arrays(spec: RobotSpec, mimic: bool = True) -> ModelArrays:
-    """Reduce a parsed URDF to moving bodies and pack the kernel arrays.
+    """
+    Reduce a parsed URDF to moving bodies and pack the kernel arrays.
 
     With ``mimic`` False, mimic tags are ignored and every moving joint is a coordinate.
     """

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Operational-space (task-space) dynamics of a link (Khatib 1987; seed 004).
+"""
+Operational-space (task-space) dynamics of a link (Khatib 1987; seed 004).
 
 For a task Jacobian J (m x n) the task-space equations of motion are
 Lambda(q) xdd + mu(q, qd) + p(q) = F with
@@ -42,7 +43,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class OperationalSpace:
-    """Task-space quantities of one link at one state.
+    """
+    Task-space quantities of one link at one state.
 
     Rows follow ``axes`` of [linear; angular].
     """
@@ -104,7 +106,8 @@ def operational_space(robot, q, qd, link: str, frame: str = 'world_aligned',
                       reference_link: Optional[str] = None,
                       singular_threshold: float = 1e-6,
                       damping: float = 1e-3) -> OperationalSpace:
-    """Return the operational-space quantities of ``link`` at (q, qd).
+    """
+    Return the operational-space quantities of ``link`` at (q, qd).
 
     frame: as ``RobotModel.jacobian`` ('world_aligned' by default: origin at
     the link, root axes). reference_link: express the task in the axes of

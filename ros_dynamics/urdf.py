@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""URDF parsing: the dynamics-relevant part of a URDF, validated.
+"""
+URDF parsing: the dynamics-relevant part of a URDF, validated.
 
 Only what dynamics needs is read, and it is read strictly: links with their
 ``<inertial>``, joints with ``<origin>``, ``<axis>``, ``<limit>``,
@@ -43,7 +44,8 @@ JOINT_TYPES = ('revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'plan
 
 @dataclass(frozen=True)
 class InertialSpec:
-    """Mass properties of one link, in the link frame.
+    """
+    Mass properties of one link, in the link frame.
 
     ``com`` (3,) is the centre of mass in m; ``inertia`` (3, 3) in kg m^2 is
     the rotational inertia about the centre of mass, already rotated into the
@@ -85,7 +87,8 @@ class JointSpec:
 
 @dataclass(frozen=True)
 class RobotSpec:
-    """A parsed URDF: links (name -> inertial or None), joints in file order, the root link.
+    """
+    A parsed URDF: links (name -> inertial or None), joints in file order, the root link.
 
     A robot without links (Pinocchio accepts one) has root ''.
     """

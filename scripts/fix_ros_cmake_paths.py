@@ -13,7 +13,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Rewrite the build-container paths baked into the ROS message wheels' CMake files.
+"""
+Rewrite the build-container paths baked into the ROS message wheels' CMake files.
 
 The PyPI wheels of ROS 2 Kilted export CMake targets naming
 ``/opt/python/cp311-cp311/include/python3.11`` and that container's numpy

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The core against Pinocchio on every URDF of example-robot-data, at random states.
+"""
+The core against Pinocchio on every URDF of example-robot-data, at random states.
 
 Each robot is loaded by both; where Pinocchio's joints differ from our
 coordinates (mimic followers, continuous joints as (cos, sin)), the

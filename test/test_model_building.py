@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""URDF semantics of the model, and the validation of every public argument.
+"""
+URDF semantics of the model, and the validation of every public argument.
 
 Fixed joints, rotated inertials, root inertia, mimic joints, limits.
 """

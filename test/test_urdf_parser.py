@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Our URDF parser against the ROS Python URDF parser (urdfdom-py) on every example URDF.
+"""
+Our URDF parser against the ROS Python URDF parser (urdfdom-py) on every example URDF.
 
 urdf_parser_py is the reference where it works; it rejects some real files that Pinocchio
 loads (we load them too, see test_against_pinocchio.test_every_urdf_loads), and those are

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Machinery shared by the ros_dynamics nodes: model source, guards, conversions, main loop.
+"""
+Machinery shared by the ros_dynamics nodes: model source, guards, conversions, main loop.
 
 * ``ModelSource``: the URDF comes from, in order of precedence, the
   ``robot_description`` string parameter, the ``urdf_path`` parameter (a
@@ -106,7 +107,8 @@ class ModelSource:
 
 
 def guarded(callback: Callable) -> Callable:
-    """Wrap a service callback so that every failure becomes ``success: false``.
+    """
+    Wrap a service callback so that every failure becomes ``success: false``.
 
     ValueError and RuntimeError are the caller's fault or the node's state and
     give their message; anything else is a bug and is logged with its

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint-indexed message fields to model vectors and back, without ROS types.
+"""
+Joint-indexed message fields to model vectors and back, without ROS types.
 
 ROS messages carry joints by name, in any order (``sensor_msgs/JointState``,
 ``trajectory_msgs/JointTrajectory``); the core wants vectors in
@@ -53,7 +54,8 @@ class JointVectorMap:
 
     def vector(self, names: Sequence[str], values: Sequence[float], field: str,
                default: Optional[float] = None, indices: Optional[list] = None) -> np.ndarray:
-        """Return values ordered like ``joint_names``.
+        """
+        Return values ordered like ``joint_names``.
 
         ``values`` empty and ``default`` given: every joint takes the default.
         Otherwise ``values`` must match ``names`` in length and every model
@@ -78,7 +80,8 @@ class JointVectorMap:
         return out
 
     def merge(self, target: np.ndarray, names: Sequence[str], values: Sequence[float]) -> int:
-        """Write the known, finite named values into ``target``; return how many were used.
+        """
+        Write the known, finite named values into ``target``; return how many were used.
 
         For partial streams (``/joint_states`` from several publishers):
         joints not in the model are ignored, NaN/Inf values are skipped.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Where a node's URDF comes from: a parameter string, a file path or ``package://`` URL.
+"""
+Where a node's URDF comes from: a parameter string, a file path or ``package://`` URL.
 
 The ``/robot_description`` topic (transient local, as robot_state_publisher
 publishes it) is handled by the nodes; this module resolves paths without ROS
@@ -24,7 +25,8 @@ from typing import Optional
 
 
 def resolve_package_url(url: str, prefixes: Optional[str] = None) -> str:
-    """Return a file path for ``package://<pkg>/<relative>``, ``file://<path>`` or a plain path.
+    """
+    Return a file path for ``package://<pkg>/<relative>``, ``file://<path>`` or a plain path.
 
     Packages are looked up as ``<prefix>/share/<pkg>`` for every prefix of
     ``AMENT_PREFIX_PATH`` (or ``prefixes``, colon-separated), the layout the

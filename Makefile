@@ -1,0 +1,29 @@
+# ros_dynamics: `make run` brings up the simulated arm, `make test` runs every test.
+# Both set up whatever is missing first (.venv with pinned wheels, colcon build).
+SHELL := /bin/bash
+WITH_ROS := scripts/with_ros.sh
+PYTEST_ARGS ?=
+
+.PHONY: all setup build test run bench clean
+
+all: test
+
+setup:
+	@scripts/setup_venv.sh
+
+build: setup
+	@$(WITH_ROS) colcon build --event-handlers console_cohesion- summary+ >/dev/null \
+	  || { $(WITH_ROS) colcon build; exit 1; }
+
+test: build
+	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra $(PYTEST_ARGS)
+
+run: build
+	@$(WITH_ROS) python -m ros_dynamics.bringup
+
+bench: build
+	@for script in benchmarks/bench_*.py; do \
+	  echo "== $$script"; $(WITH_ROS) python "$$script" || exit 1; done
+
+clean:
+	rm -rf build install log

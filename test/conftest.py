@@ -1,0 +1,30 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Test session setup: an isolated ROS graph before anything imports rclpy.
+
+A random ROS_DOMAIN_ID per session, discovery on this host only, logs in a
+temporary directory (see ../shared/ROS_ENV.md); node tests add a unique
+namespace each (ros_helpers.unique_namespace).
+"""
+
+import os
+import random
+import tempfile
+
+os.environ['ROS_DOMAIN_ID'] = str(random.SystemRandom().randint(1, 100))
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ.setdefault('HOME', tempfile.gettempdir())
+os.environ['ROS_LOG_DIR'] = tempfile.mkdtemp(prefix='ros_dynamics_test_logs_')
