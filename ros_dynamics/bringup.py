@@ -1,0 +1,151 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Start the nodes of config/bringup.yaml without the ROS 2 launch system.
+
+The launch system (``ros2 launch``) cannot be installed here, so ``make run``
+uses this runner; ``launch/sim_gravity_compensation.launch.py`` reads the
+same declaration (``load_declaration``) for users with a full ROS 2 install.
+Each node runs as its installed executable in its own process session; on
+Ctrl-C (SIGINT) or SIGTERM every node gets SIGINT, then its process group
+is killed if it has not exited within a timeout.
+"""
+
+import argparse
+from dataclasses import dataclass, field
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Optional
+
+import yaml
+
+PACKAGE = 'ros_dynamics'
+
+
+@dataclass
+class NodeDeclaration:
+    """One node of the bringup: executable, name, parameter files, remappings."""
+
+    executable: str
+    name: str
+    parameters: list = field(default_factory=list)
+    remappings: dict = field(default_factory=dict)
+
+
+def share_directory(package: str = PACKAGE) -> str:
+    """Return ``<prefix>/share/<package>`` from AMENT_PREFIX_PATH, or this source tree."""
+    for prefix in filter(None, os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)):
+        path = os.path.join(prefix, 'share', package)
+        if os.path.isfile(os.path.join(path, 'package.xml')):
+            return path
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_declaration(path: Optional[str] = None) -> tuple:
+    """Return (robot URDF path, [NodeDeclaration]) with paths made absolute."""
+    share = share_directory()
+    path = path or os.path.join(share, 'config', 'bringup.yaml')
+    with open(path, encoding='utf-8') as stream:
+        declaration = yaml.safe_load(stream)
+    base = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    robot = os.path.join(base, declaration['robot'])
+    nodes = []
+    for entry in declaration['nodes']:
+        node = NodeDeclaration(entry['executable'], entry['name'],
+                               [os.path.join(base, p) for p in entry.get('parameters', [])],
+                               dict(entry.get('remappings') or {}))
+        nodes.append(node)
+    return robot, nodes
+
+
+def executable_path(name: str, package: str = PACKAGE) -> str:
+    """Return the installed ``lib/<package>/<name>``, or raise FileNotFoundError."""
+    for prefix in filter(None, os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)):
+        path = os.path.join(prefix, 'lib', package, name)
+        if os.access(path, os.X_OK):
+            return path
+    raise FileNotFoundError(f'executable {package}/{name} is not installed (run `make build`)')
+
+
+def command(node: NodeDeclaration, robot: str, extra: list) -> list:
+    """Return the command line that starts one node."""
+    args = [executable_path(node.executable), '--ros-args', '-r', f'__node:={node.name}']
+    for parameters in node.parameters:
+        args += ['--params-file', parameters]
+    args += ['-p', f'urdf_path:={robot}']
+    for source, target in node.remappings.items():
+        args += ['-r', f'{source}:={target}']
+    return args + extra
+
+
+def run(robot: str, nodes: list, extra: list, timeout: float = 10.0) -> int:
+    """Start every node, wait until one exits or a signal comes, then stop them all."""
+    commands = [command(node, robot, extra) for node in nodes]   # fail before starting any
+    processes = []
+    stopping = []
+
+    def request_stop(signum, frame):
+        stopping.append(signum)
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    for node, args in zip(nodes, commands):
+        print(f'[bringup] starting {node.name}: {" ".join(args[:1])}', flush=True)
+        processes.append(subprocess.Popen(args, start_new_session=True))
+    status = 0
+    while not stopping:
+        exited = [p for p in processes if p.poll() is not None]
+        if exited:
+            status = exited[0].returncode
+            print(f'[bringup] a node exited with status {status}; stopping the others',
+                  flush=True)
+            break
+        time.sleep(0.1)
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    print('[bringup] all nodes stopped', flush=True)
+    return status
+
+
+def main(argv: Optional[list] = None) -> int:
+    """Parse arguments and run the bringup."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument('--config', help='bringup declaration (default: config/bringup.yaml)')
+    parser.add_argument('--robot', help='URDF file (default: the declaration\'s robot)')
+    parser.add_argument('parameters', nargs='*', metavar='name:=value',
+                        help='extra parameters for every node, e.g. use_sim_time:=true')
+    args = parser.parse_args(argv)
+    try:
+        robot, nodes = load_declaration(args.config)
+        robot = os.path.abspath(args.robot) if args.robot else robot
+        extra = [item for assignment in args.parameters for item in ('-p', assignment)]
+        return run(robot, nodes, extra)
+    except (OSError, KeyError, yaml.YAMLError) as error:
+        print(f'[bringup] error: {error}', file=sys.stderr)
+        return 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
