@@ -21,7 +21,8 @@ Prints four tables (markdown) with the CPU model and the date:
    same states measured in the same run (interleaved, so load drift hits both),
    and the ratio ours / Pinocchio;
 2. batches of N states (N, dof) in one call against a Python loop over
-   Pinocchio, per state, with numba's threads (all cores) and with one;
+   Pinocchio, per state, on all threads (``ROS_DYNAMICS_THREADS``, default: numba's
+   thread count, i.e. the cores) and on one;
 3. RNEA and ABA on generated serial chains of 10, 100 and 1000 joints, time
    per joint;
 4. start-up in fresh subprocesses: import + load the Panda URDF + first
@@ -56,6 +57,7 @@ sys.path.insert(0, ROOT)   # measure this checkout
 sys.path.insert(0, HERE)
 
 from chains import serial_chain_urdf  # noqa: E402, I100
+from ros_dynamics import model as ros_model  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
 
 try:
@@ -178,7 +180,7 @@ def single_table(base: str, repeats: int, calls: int) -> list:
 def batch_table(base: str, count: int, repeats: int) -> list:
     """Return rows (robot, algorithm, ours 2 threads, ours 1 thread, Pinocchio loop, speedup)."""
     rows = []
-    threads = numba.config.NUMBA_NUM_THREADS
+    threads = ros_model._batch_threads
     for label, relative, mimic, _ in ROBOTS:
         pair = Pair(os.path.join(base, relative), mimic)
         robot, model, data = pair.robot, pair.model, pair.data
@@ -196,11 +198,11 @@ def batch_table(base: str, count: int, repeats: int) -> list:
                   loop(pin.aba, pq, pv, ptau)))
         for name, ours, theirs in cases:
             t_par, t_pin = interleaved(ours, theirs, [()], [()], repeats)
-            numba.set_num_threads(1)
+            ros_model._batch_threads = 1
             try:
                 t_one, _ = interleaved(ours, None, [()], [()], repeats)
             finally:
-                numba.set_num_threads(threads)
+                ros_model._batch_threads = threads
             rows.append((label, name, t_par / count * 1e6, t_one / count * 1e6,
                          t_pin / count * 1e6, t_pin / t_par))
     return rows
@@ -333,7 +335,7 @@ def main() -> int:
     print('# ros_dynamics core benchmark')
     print(f'{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {cpu_model()}, '
           f'{os.cpu_count()} cores; Python {platform.python_version()}, numpy {np.__version__}, '
-          f'numba {numba.__version__} ({numba.config.NUMBA_NUM_THREADS} threads), '
+          f'numba {numba.__version__}, batches on {ros_model._batch_threads} threads, '
           f'Pinocchio {pin.__version__}')
     print('Times are medians over repeats; ratio = ours / Pinocchio (lower is better). '
           "'dof' is ours/Pinocchio's nv ('Panda mimic' follows the finger's mimic tag; "

@@ -33,13 +33,12 @@ same kernel (O(n^3), still small for the hands and grippers that have mimic
 joints).
 """
 
-from numba import prange
 import numpy as np
 
 from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT2, STATUS
 from ros_dynamics.crba import crba_into
 from ros_dynamics.joints import (bad_state, body_count, coordinate_of, dof_of, gravity_of,
-                                 H_DENSE, H_TOLERANCE, joint_position, joint_rate,
+                                 H_TOLERANCE, joint_position, joint_rate,
                                  joint_transform, motion_subspace, parent_of, rigid_inertia)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent, cross_force,
@@ -205,23 +204,11 @@ def dense_into(model, q, qd, tau, fext, work, mass, qdd):
 
 
 @kernel
-def forward_dynamics_into(model, q, qd, tau, fext, work, mass, qdd):
-    """Write FD(q, qd, tau, fext) into qdd by ABA, or densely for models with mimic joints.
-
-    Return -1, or the singular body (ABA) or coordinate (dense).
-    """
-    if model[body_count(model), H_DENSE] != 0.0:
-        return dense_into(model, q, qd, tau, fext, work, mass, qdd)
-    return aba_into(model, q, qd, tau, fext, work, qdd)
-
-
-@kernel
 def new_workspace(model):
-    """Return the (work, mass) arrays forward_dynamics_into needs."""
+    """Return the (work, mass) arrays of dense_into (work also fits aba_into)."""
     nb = body_count(model)
     dof = dof_of(model)
-    size = dof if model[nb, H_DENSE] != 0.0 else 0
-    return np.empty((nb, NWORK)), np.empty((size, size))   # NWORK > RNEA's and CRBA's
+    return np.empty((nb, NWORK)), np.empty((dof, dof))   # NWORK > RNEA's and CRBA's
 
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
@@ -256,23 +243,32 @@ def forward_dynamics_dense(model, q, qd, tau, qdd):
     return 0 if singular < 0 else -(singular + 1)
 
 
-@kernel(parallel=True, signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
+@kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
 def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
-    """Write qdd[N, dof] for N validated states; fext as in RNEA's batch.
+    """Write qdd[N, dof] by ABA for N validated states; fext as in RNEA's batch.
 
-    Return 0, or -(k + 1) for a singular body or coordinate k (as forward_dynamics).
+    Return 0, or -(k + 1) for the first singular body k met (serial, as RNEA's batch).
     """
-    count = q.shape[0]
-    chunks = min(count, 64)
-    shared = 1 if fext.shape[0] == 1 else 0
-    failed = np.full(chunks, -1)
-    for chunk in prange(chunks):
-        work, mass = new_workspace(model)
-        for s in range(chunk * count // chunks, (chunk + 1) * count // chunks):
-            singular = forward_dynamics_into(model, q[s], qd[s], tau[s],
-                                             fext[s if shared == 0 else 0], work, mass, qdd[s])
-            if singular >= 0:
-                failed[chunk] = singular
-                break
-    singular = failed.max()
-    return 0 if singular < 0 else -(singular + 1)
+    work = np.empty((body_count(model), NWORK))
+    shared = fext.shape[0] == 1
+    for s in range(q.shape[0]):
+        singular = aba_into(model, q[s], qd[s], tau[s], fext[0 if shared else s], work, qdd[s])
+        if singular >= 0:
+            return -(singular + 1)
+    return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
+def forward_dynamics_dense_batch(model, q, qd, tau, fext, qdd):
+    """Write qdd[N, dof] by M qdd = tau - b for N validated states (models with mimic joints).
+
+    Return 0, or -(k + 1) for the first coordinate k whose pivot vanishes.
+    """
+    work, mass = new_workspace(model)
+    shared = fext.shape[0] == 1
+    for s in range(q.shape[0]):
+        singular = dense_into(model, q[s], qd[s], tau[s], fext[0 if shared else s], work, mass,
+                              qdd[s])
+        if singular >= 0:
+            return -(singular + 1)
+    return 0

@@ -20,7 +20,6 @@ ancestors j of i with F = X^* F, H_ij = H_ji = S_j^T F. With mimic joints the
 result is G^T H_full G.
 """
 
-from numba import prange
 import numpy as np
 
 from ros_dynamics._jit import IN1, IN2, kernel, OUT2, OUT3, STATUS
@@ -92,13 +91,10 @@ def mass_matrix(model, q, mass):
     return 0
 
 
-@kernel(parallel=True, signatures=[STATUS(IN2, IN2, OUT3)])
+@kernel(signatures=[STATUS(IN2, IN2, OUT3)])
 def mass_matrix_batch(model, q, mass):
-    """Write H[N, dof, dof] for the N validated rows of q; return 0."""
-    count = q.shape[0]
-    chunks = min(count, 64)
-    for chunk in prange(chunks):
-        work = np.empty((body_count(model), NWORK))
-        for s in range(chunk * count // chunks, (chunk + 1) * count // chunks):
-            crba_into(model, q[s], work, mass[s])
+    """Write H[N, dof, dof] for the N validated rows of q; return 0 (serial, as RNEA's batch)."""
+    work = np.empty((body_count(model), NWORK))
+    for s in range(q.shape[0]):
+        crba_into(model, q[s], work, mass[s])
     return 0

@@ -29,9 +29,12 @@ serve several threads at once. Conventions (see README "Conventions"):
 Where the specification is silent the behaviour is Pinocchio's.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+import os
 import threading
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
+import numba
 import numpy as np
 
 from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
@@ -46,7 +49,34 @@ _ARGUMENT_NAMES = {
     'inverse_dynamics': ('q', 'qd', 'qdd'),
     'forward_dynamics': ('q', 'qd', 'tau'),
 }
-_batch_lock = threading.Lock()   # numba's default threading layer is not re-entrant
+# Batches run as blocks of rows on this many threads (the kernels release the GIL, and
+# each call allocates its own workspace, so any number of callers may do this at once).
+_batch_threads = int(os.environ.get('ROS_DYNAMICS_THREADS', numba.config.NUMBA_NUM_THREADS))
+_MIN_ROWS_PER_THREAD = 16
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
+    """Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
+
+    Blocks go to a shared thread pool, the first one runs in the calling thread.
+    """
+    global _pool
+    threads = max(1, min(_batch_threads, count // _MIN_ROWS_PER_THREAD))
+    if threads == 1:
+        return kernel(*arguments(0, count))
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max(1, _batch_threads - 1),
+                                           thread_name_prefix='ros_dynamics')
+    bounds = [count * k // threads for k in range(threads + 1)]
+    futures = [_pool.submit(kernel, *arguments(bounds[k], bounds[k + 1]))
+               for k in range(1, threads)]
+    statuses = [kernel(*arguments(bounds[0], bounds[1]))] + [f.result() for f in futures]
+    return next((status for status in statuses if status), 0)
+
 
 # Fast paths: the compiled entry points accept exactly float64 C-contiguous
 # arrays (any other type raises TypeError at dispatch, in C, at no cost to the
@@ -110,6 +140,8 @@ class RobotModel:
         self._gravity = np.zeros(3)
         self._model = None   # the packed kernel model, rebuilt when gravity changes
         self._fd = aba.forward_dynamics_dense if self._has_mimic else aba.forward_dynamics
+        self._fd_batch = (aba.forward_dynamics_dense_batch if self._has_mimic
+                          else aba.forward_dynamics_batch)
         self.gravity = gravity
 
     # ------------------------------------------------------------------ construction
@@ -287,11 +319,13 @@ class RobotModel:
             self._check_status(status, names, (q, qd, qdd))
             return tau
         # batches, and single states with wrenches (a batch of one: one kernel less to compile)
-        states = self._as_batch(names, q, qd, qdd)
+        q, qd, qdd = self._as_batch(names, q, qd, qdd)
         fext = fext.reshape((-1,) + fext.shape[-2:])
+        out = tau.reshape(q.shape)
         ensure_compiled(rnea.inverse_dynamics_batch)
-        with _batch_lock:
-            rnea.inverse_dynamics_batch(self._model, *states, fext, tau.reshape(states[0].shape))
+        _run_batch(rnea.inverse_dynamics_batch, q.shape[0],
+                   lambda a, b: (self._model, q[a:b], qd[a:b], qdd[a:b],
+                                 fext if fext.shape[0] == 1 else fext[a:b], out[a:b]))
         return tau
 
     def _as_batch(self, names: tuple, *arrays) -> tuple:
@@ -341,8 +375,8 @@ class RobotModel:
             self._check_status(crba.mass_matrix(self._model, q, mass), ('q',), (q,))
             return mass
         ensure_compiled(crba.mass_matrix_batch)
-        with _batch_lock:
-            crba.mass_matrix_batch(self._model, q, mass)
+        _run_batch(crba.mass_matrix_batch, q.shape[0],
+                   lambda a, b: (self._model, q[a:b], mass[a:b]))
         return mass
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
@@ -383,12 +417,14 @@ class RobotModel:
             ensure_compiled(self._fd)
             status = self._fd(self._model, q, qd, tau, qdd)
         else:
-            states = self._as_batch(names, q, qd, tau)
-            ensure_compiled(aba.forward_dynamics_batch)
-            with _batch_lock:
-                status = aba.forward_dynamics_batch(self._model, *states,
-                                                    fext.reshape((-1,) + fext.shape[-2:]),
-                                                    qdd.reshape(states[0].shape))
+            q, qd, tau = self._as_batch(names, q, qd, tau)
+            fext = fext.reshape((-1,) + fext.shape[-2:])
+            out = qdd.reshape(q.shape)
+            ensure_compiled(self._fd_batch)
+            status = _run_batch(self._fd_batch, q.shape[0],
+                                lambda a, b: (self._model, q[a:b], qd[a:b], tau[a:b],
+                                              fext if fext.shape[0] == 1 else fext[a:b],
+                                              out[a:b]))
         if status < 0:
             self._raise_singular(-status - 1)
         self._check_status(status, names, (q, qd, tau))

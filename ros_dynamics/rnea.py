@@ -24,7 +24,6 @@ with gravity entered as an upward acceleration of the root. Mimic joints
 contribute G_i tau_i to their leader's coordinate (tau = G^T tau_full).
 """
 
-from numba import prange
 import numpy as np
 
 from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT2, STATUS
@@ -91,19 +90,16 @@ def gravity_torques(model, q, tau):
     return 0
 
 
-@kernel(parallel=True, signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
+@kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
 def inverse_dynamics_batch(model, q, qd, qdd, fext, tau):
     """Write tau[N, dof] for N validated states (rows of q, qd, qdd); return 0.
 
-    ``fext`` is (N, nb, 6), or (1, nb, 6) to apply the same body forces to every state.
-    The states are split into contiguous blocks (each with its own workspace)
-    shared among numba's threads, so no two threads write the same cache line.
+    ``fext`` is (N, nb, 6), or (1, nb, 6) to apply the same body forces to
+    every state. Serial: RobotModel runs blocks of rows in parallel threads
+    (the kernel releases the GIL).
     """
-    count = q.shape[0]
-    chunks = min(count, 64)
-    shared = 1 if fext.shape[0] == 1 else 0
-    for chunk in prange(chunks):
-        work = np.empty((body_count(model), NWORK))
-        for s in range(chunk * count // chunks, (chunk + 1) * count // chunks):
-            rnea_into(model, q[s], qd[s], qdd[s], fext[s if shared == 0 else 0], work, tau[s])
+    work = np.empty((body_count(model), NWORK))
+    shared = fext.shape[0] == 1
+    for s in range(q.shape[0]):
+        rnea_into(model, q[s], qd[s], qdd[s], fext[0 if shared else s], work, tau[s])
     return 0
