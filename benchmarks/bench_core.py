@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Benchmark the ros_dynamics core against Pinocchio, in one process, on the same states.
+"""
+Benchmark the ros_dynamics core against Pinocchio, in one process, on the same states.
 
 Prints four tables (markdown) with the CPU model and the date:
 

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Generate URDFs of serial chains with any number of revolute joints (scaling benchmarks).
+"""
+Generate URDFs of serial chains with any number of revolute joints (scaling benchmarks).
 
 Each link is a 0.1 m segment with its own mass, an off-axis centre of mass
 and a full (non-diagonal) inertia tensor; joint axes cycle through z, y, x

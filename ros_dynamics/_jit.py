@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Compilation of the kernels: numba ``njit`` with an on-disk cache.
+"""
+Compilation of the kernels: numba ``njit`` with an on-disk cache.
 
 All algorithms are written once, as plain Python over flat arrays, and
 compiled by numba. Compiled code is cached in a per-user directory keyed by
@@ -79,7 +80,8 @@ CACHE_DIR = _cache_dir()
 
 def kernel(function: Callable = None, *, parallel: bool = False,
            signatures: Optional[Sequence] = None, inline: bool = False) -> Callable:
-    """Compile ``function`` with numba (nopython, GIL released, cached in CACHE_DIR).
+    """
+    Compile ``function`` with numba (nopython, GIL released, cached in CACHE_DIR).
 
     Helpers (no ``signatures``) are compiled as part of the kernels that call
     them; ``inline`` inlines one into its callers at numba IR level (LLVM

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Forward dynamics by the articulated-body algorithm (ABA), O(n).
+"""
+Forward dynamics by the articulated-body algorithm (ABA), O(n).
 
 Featherstone 2008, table 7.1 (seed 002 derives it; SEEDS_NOTES lists the
 transposition and factor errors of its pseudocode that this code does not
@@ -66,7 +67,8 @@ NWORK = 65
 
 @kernel
 def aba_into(model, q, qd, tau, fext, work, qdd):
-    """Write qdd = FD(q, qd, tau, fext) into ``qdd``; return -1, or the body whose D_i is ~0.
+    """
+    Write qdd = FD(q, qd, tau, fext) into ``qdd``; return -1, or the body whose D_i is ~0.
 
     ``fext`` (nb, 6) holds body forces (n, f) in body coordinates, or is None for none.
     """
@@ -156,7 +158,8 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
 
 @kernel
 def cholesky_solve(mass, rhs, tolerance, x):
-    """Write x = M^-1 rhs by M = L L^T (L in ``mass``); return -1, or the first k with pivot ~0.
+    """
+    Write x = M^-1 rhs by M = L L^T (L in ``mass``); return -1, or the first k with pivot ~0.
 
     The pivot of coordinate k is the inertia it moves that the coordinates
     before it cannot (a Schur complement of M), so a vanishing pivot names a
@@ -191,7 +194,8 @@ def cholesky_solve(mass, rhs, tolerance, x):
 
 @kernel
 def dense_into(model, q, qd, tau, fext, work, mass, qdd):
-    """Write qdd = M^-1 (tau - b) into ``qdd``; return -1, or the coordinate whose pivot vanishes.
+    """
+    Write qdd = M^-1 (tau - b) into ``qdd``; return -1, or the coordinate whose pivot vanishes.
 
     b = ID(q, qd, 0, fext) by RNEA, M by CRBA (both share ``work``), then a
     Cholesky solve.
@@ -213,7 +217,8 @@ def new_workspace(model):
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
 def forward_dynamics(model, q, qd, tau, qdd):
-    """Write FD(q, qd, tau) into qdd by ABA (models without mimic joints).
+    """
+    Write FD(q, qd, tau) into qdd by ABA (models without mimic joints).
 
     Return 0; 1 if a state argument is bad (wrong size, NaN); -(k + 1) if
     M is singular at body k.
@@ -228,7 +233,8 @@ def forward_dynamics(model, q, qd, tau, qdd):
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
 def forward_dynamics_dense(model, q, qd, tau, qdd):
-    """Write FD(q, qd, tau) into qdd by M qdd = tau - b (models with mimic joints).
+    """
+    Write FD(q, qd, tau) into qdd by M qdd = tau - b (models with mimic joints).
 
     Status as forward_dynamics, with k the coordinate whose Cholesky pivot
     vanishes. (A separate entry point: neither kind of model compiles the
@@ -245,7 +251,8 @@ def forward_dynamics_dense(model, q, qd, tau, qdd):
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
 def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
-    """Write qdd[N, dof] by ABA for N validated states; fext as in RNEA's batch.
+    """
+    Write qdd[N, dof] by ABA for N validated states; fext as in RNEA's batch.
 
     Return 0, or -(k + 1) for the first singular body k met (serial, as RNEA's batch).
     """
@@ -260,7 +267,8 @@ def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
 def forward_dynamics_dense_batch(model, q, qd, tau, fext, qdd):
-    """Write qdd[N, dof] by M qdd = tau - b for N validated states (models with mimic joints).
+    """
+    Write qdd[N, dof] by M qdd = tau - b for N validated states (models with mimic joints).
 
     Return 0, or -(k + 1) for the first coordinate k whose pivot vanishes.
     """

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Coriolis matrix C(q, qd) with C qd = bias - gravity and dM/dt - 2C skew-symmetric.
+"""
+Coriolis matrix C(q, qd) with C qd = bias - gravity and dM/dt - 2C skew-symmetric.
 
 Written in world coordinates (spatial vectors at the world origin), the
 mass matrix is M = sum_i J_i^T I_i J_i, with J_i the columns S_k of body i's

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint-space mass matrix by the composite rigid-body algorithm (CRBA).
+"""
+Joint-space mass matrix by the composite rigid-body algorithm (CRBA).
 
 Featherstone 2008, table 6.2: composite inertias I^c_i = I_i + sum of the
 children's X^T I^c X, then H_ii = S_i^T I^c_i S_i and, walking up the

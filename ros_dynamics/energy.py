@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Kinetic and potential energy of the moving bodies.
+"""
+Kinetic and potential energy of the moving bodies.
 
 T = 1/2 sum_i v_i^T I_i v_i (body coordinates), V = -sum_i m_i g^T c_i with
 c_i the centre of mass in the root frame, so V = 0 at the root origin's

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Geometric Jacobians of link frames and their time derivative times qd.
+"""
+Geometric Jacobians of link frames and their time derivative times qd.
 
 The column of joint i (an ancestor of the link's body) at the link origin P,
 in world axes, is [z_v + z_w x (P - p_i); z_w] with (z_w, z_v) = R_i S_i the
@@ -43,7 +44,8 @@ def link_pose(poses, body, offset):
 
 @kernel(signatures=[STATUS(IN2, IN1, STATUS, IN2, OUT2, OUT1)])
 def jacobian_world_aligned(model, q, body, offset, jac, pose):
-    """Write J[6, dof], the link's Jacobian at its origin in world axes, and its pose[12].
+    """
+    Write J[6, dof], the link's Jacobian at its origin in world axes, and its pose[12].
 
     ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
     Return 0, or 1 if q is bad (wrong size, NaN); ``body`` is trusted.
@@ -78,7 +80,8 @@ def jacobian_world_aligned(model, q, body, offset, jac, pose):
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, STATUS, IN2, OUT2)])
 def link_bias_acceleration(model, q, qd, body, offset, out):
-    """Write rows (angular, spatial linear at P, classical linear at P) of dJ/dt qd, world axes.
+    """
+    Write rows (angular, spatial linear at P, classical linear at P) of dJ/dt qd, world axes.
 
     The forward pass with qdd = 0 and no gravity gives the body's spatial
     acceleration (aw, av) and velocity (w, v); at the link origin P (offset c

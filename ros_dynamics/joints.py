@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint models and the flat layout of the model arrays the kernels read.
+"""
+Joint models and the flat layout of the model arrays the kernels read.
 
 A model is built once at load time as ``ints[nb, 3]`` (parent body, joint
 type, index of the independent coordinate) and ``reals[nb, NREAL]`` (tree
@@ -126,7 +127,8 @@ def joint_rate(model, i, qd):
 
 @kernel
 def joint_transform(model, i, qi):
-    """Return (R, r): body i's frame in its parent body's frame at joint coordinate qi.
+    """
+    Return (R, r): body i's frame in its parent body's frame at joint coordinate qi.
 
     Revolute: R = R_tree Rot(axis, qi), r = p_tree. Prismatic: R = R_tree,
     r = p_tree + R_tree axis qi (URDF: the child frame moves along the axis

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Forward kinematics: body transforms, velocities and accelerations.
+"""
+Forward kinematics: body transforms, velocities and accelerations.
 
 The forward recursion shared by RNEA, the energies and the Jacobian time
 derivative (Featherstone 2008, table 5.1, first loop), all quantities in
@@ -43,7 +44,8 @@ ZERO3 = (0.0, 0.0, 0.0)
 
 @kernel
 def forward_pass(model, q, qd, qdd, root_acc_v, work):
-    """Fill ``work`` with each body's transform, velocity and acceleration.
+    """
+    Fill ``work`` with each body's transform, velocity and acceleration.
 
     v_i = X_i v_p + S_i qd_i;  a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i, with
     the root at rest and accelerating by (0, root_acc_v): passing minus the
@@ -107,7 +109,8 @@ def transforms(model, q, work):
 
 @kernel(signatures=[STATUS(IN2, IN1, OUT2)])
 def body_poses(model, q, poses):
-    """Write poses[nb, 12]: each body's rotation (row-major) and origin in the root frame.
+    """
+    Write poses[nb, 12]: each body's rotation (row-major) and origin in the root frame.
 
     Return 1 (and leave ``poses`` unset) if q is not a finite vector of the
     right length, else 0.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""RobotModel: the public face of the core.
+"""
+RobotModel: the public face of the core.
 
 A ``RobotModel`` is read-only after construction (except ``gravity``); every
 call allocates its own workspace inside the compiled kernel, so one model can
@@ -58,7 +59,8 @@ _pool_lock = threading.Lock()
 
 
 def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
-    """Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
+    """
+    Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
 
     Blocks go to a shared thread pool, the first one runs in the calling thread.
     """
@@ -107,7 +109,8 @@ class RobotModel:
     """Rigid-body dynamics model of a fixed-base robot built from a URDF."""
 
     def __init__(self, spec: RobotSpec, gravity=(0.0, 0.0, -9.81), mimic: bool = True) -> None:
-        """Build the model from a parsed URDF (use the ``from_urdf_*`` constructors).
+        """
+        Build the model from a parsed URDF (use the ``from_urdf_*`` constructors).
 
         mimic: follow ``<mimic>`` tags (the ROS meaning: the follower is not a
         coordinate). False treats every mimic joint as independent, like
@@ -160,7 +163,7 @@ class RobotModel:
     # ------------------------------------------------------------------ description
     @property
     def dof(self) -> int:
-        """Number of independent joint coordinates."""
+        """Return the number of independent joint coordinates."""
         return self._dof
 
     @property
@@ -180,7 +183,8 @@ class RobotModel:
 
     @property
     def root_inertia(self) -> tuple:
-        """Return (mass, centre of mass, inertia about it) of the fixed root body, root frame.
+        """
+        Return (mass, centre of mass, inertia about it) of the fixed root body, root frame.
 
         The root link and everything fixed to it; it does not move, so it
         enters no joint-space quantity, but it is kept (KDL drops it) for
@@ -259,7 +263,8 @@ class RobotModel:
 
     def _wrenches(self, q: np.ndarray, external_wrenches: Optional[Mapping]
                   ) -> Optional[np.ndarray]:
-        """Return body-coordinate spatial forces (nb, 6) (or (N, nb, 6)) for link wrenches.
+        """
+        Return body-coordinate spatial forces (nb, 6) (or (N, nb, 6)) for link wrenches.
 
         None for a single state without wrenches.
         """
@@ -292,7 +297,8 @@ class RobotModel:
     # ------------------------------------------------------------------ dynamics
     def inverse_dynamics(self, q, qd, qdd, external_wrenches: Optional[Mapping] = None
                          ) -> np.ndarray:
-        """Return tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_l^T w_l (RNEA, Featherstone t. 5.1).
+        """
+        Return tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_l^T w_l (RNEA, Featherstone t. 5.1).
 
         q, qd, qdd: (dof,) or (N, dof) in rad, rad/s, rad/s^2 (m for prismatic).
         external_wrenches: {link: [fx, fy, fz, tx, ty, tz]} acting on the robot
@@ -392,7 +398,8 @@ class RobotModel:
 
     def forward_dynamics(self, q, qd, tau, external_wrenches: Optional[Mapping] = None
                          ) -> np.ndarray:
-        """Return qdd = M^-1 (tau - C qd - g + sum J_l^T w_l) by ABA (O(n), table 7.1).
+        """
+        Return qdd = M^-1 (tau - C qd - g + sum J_l^T w_l) by ABA (O(n), table 7.1).
 
         Shapes and units as ``inverse_dynamics``. Models with mimic joints
         solve M qdd = tau - b by Cholesky instead (ABA has no mimic joint
@@ -518,7 +525,8 @@ class RobotModel:
             raise ValueError(f'frame: expected one of {FRAMES}, got {frame!r}')
 
     def jacobian(self, q, link: str, frame: str = 'world_aligned') -> np.ndarray:
-        """Return the 6 x dof Jacobian of ``link``, rows [linear; angular].
+        """
+        Return the 6 x dof Jacobian of ``link``, rows [linear; angular].
 
         frame 'world_aligned': velocity of the link origin and angular velocity,
         world axes (Pinocchio LOCAL_WORLD_ALIGNED); 'local': the same in the
@@ -554,7 +562,8 @@ class RobotModel:
         return jac, pose
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
-        """Return dJ/dt qd (6,), rows [linear; angular], for the frame conventions of ``jacobian``.
+        """
+        Return dJ/dt qd (6,), rows [linear; angular], for the frame conventions of ``jacobian``.
 
         'world_aligned' gives the classical acceleration of the link origin at
         qdd = 0; 'local' and 'world' the spatial acceleration at qdd = 0.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Inverse dynamics by the recursive Newton-Euler algorithm (RNEA).
+"""
+Inverse dynamics by the recursive Newton-Euler algorithm (RNEA).
 
 Featherstone 2008, table 5.1 (and seed 000's iterative Newton-Euler):
 forward recursion for velocities and accelerations, then
@@ -37,7 +38,8 @@ from ros_dynamics.spatial import (add, cross_force, dot, force_to_parent, load3,
 
 @kernel
 def rnea_into(model, q, qd, qdd, fext, work, tau):
-    """Write tau = ID(q, qd, qdd, fext) into ``tau``.
+    """
+    Write tau = ID(q, qd, qdd, fext) into ``tau``.
 
     ``fext`` (nb, 6) holds body forces (n, f) in body coordinates; ``qd``,
     ``qdd`` and ``fext`` may be None for zero (specialised at compile time:
@@ -92,7 +94,8 @@ def gravity_torques(model, q, tau):
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
 def inverse_dynamics_batch(model, q, qd, qdd, fext, tau):
-    """Write tau[N, dof] for N validated states (rows of q, qd, qdd); return 0.
+    """
+    Write tau[N, dof] for N validated states (rows of q, qd, qdd); return 0.
 
     ``fext`` is (N, nb, 6), or (1, nb, 6) to apply the same body forces to
     every state. Serial: RobotModel runs blocks of rows in parallel threads

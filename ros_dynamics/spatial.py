@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Spatial algebra on scalar tuples, compiled (Featherstone 2008, ch. 2).
+"""
+Spatial algebra on scalar tuples, compiled (Featherstone 2008, ch. 2).
 
 A 3-vector is a tuple ``(x, y, z)``; a 3x3 matrix a row-major 9-tuple; a
 symmetric 3x3 matrix a 6-tuple ``(xx, yy, zz, xy, xz, yz)``. A spatial
@@ -172,7 +173,8 @@ def cross_force(w, v, n, f):
 
 @kernel
 def rigid_inertia_times(m, h, ibar, w, v):
-    """Return I (w, v) for a rigid-body inertia (mass m, h = m c, ibar about the origin).
+    """
+    Return I (w, v) for a rigid-body inertia (mass m, h = m c, ibar about the origin).
 
     Featherstone eq. 2.63: I = [ibar, h^x; (h^x)^T, m 1].
     """
@@ -181,7 +183,8 @@ def rigid_inertia_times(m, h, ibar, w, v):
 
 @kernel
 def rigid_inertia_to_parent(rot, r, m, h, ibar):
-    """Return (h, ibar) of a rigid-body inertia moved from child to parent coordinates.
+    """
+    Return (h, ibar) of a rigid-body inertia moved from child to parent coordinates.
 
     Computes X^T I X (Featherstone eq. 2.66) for I = (m, h, ibar): rotate
     (h' = R h, I' = R ibar R^T), then shift the reference point by r:
@@ -253,7 +256,8 @@ def articulated_times(a, b, c, w, v):
 
 @kernel
 def articulated_to_parent(rot, r, a, b, c):
-    """Return the blocks of X^T IA X, an articulated inertia moved to parent coordinates.
+    """
+    Return the blocks of X^T IA X, an articulated inertia moved to parent coordinates.
 
     With A1 = R A R^T (likewise B1, C1) and r^x the cross-product matrix of r:
     A_p = A1 - B1 r^x + r^x B1^T - r^x C1 r^x,  B_p = B1 + r^x C1,  C_p = C1.
