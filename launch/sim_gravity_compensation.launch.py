@@ -44,7 +44,7 @@ def generate_launch_description():
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='run the dynamics nodes on the simulator clock'),
         DeclareLaunchArgument('config', default_value=os.path.join(share, 'config'),
-                              description='directory of the nodes\' parameter files'),
+                              description='directory holding the nodes parameter files'),
     ]
     for node in nodes:
         files = [PathJoinSubstitution([config, os.path.basename(p)]) for p in node.parameters]

@@ -133,7 +133,7 @@ def main(argv: Optional[list] = None) -> int:
     """Parse arguments and run the bringup."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--config', help='bringup declaration (default: config/bringup.yaml)')
-    parser.add_argument('--robot', help='URDF file (default: the declaration\'s robot)')
+    parser.add_argument('--robot', help='URDF file (default: the robot of the declaration)')
     parser.add_argument('parameters', nargs='*', metavar='name:=value',
                         help='extra parameters for every node, e.g. use_sim_time:=true')
     args = parser.parse_args(argv)
