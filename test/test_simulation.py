@@ -1,0 +1,160 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The offline simulator: energy, the seeds' 2R free swing, limits, inputs, divergence."""
+
+import os
+
+import numpy as np
+import pytest
+from robot_data import example_urdf
+from ros_dynamics import RobotModel
+from ros_dynamics.simulation import simulate, SimulationDiverged, Simulator
+from scipy.integrate import solve_ivp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope='module')
+def panda():
+    return RobotModel.from_urdf_file(example_urdf('panda_description/urdf/panda.urdf'))
+
+
+@pytest.fixture(scope='module')
+def two_r():
+    return RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'planar_2r.urdf'))
+
+
+def test_energy_is_conserved_without_damping(panda):
+    """Panda, zero effort, no damping/friction/limits: |dE| / E < 1e-4 over 10 s, RK4 at 1 ms."""
+    q0 = np.array([0.3, -0.5, 0.2, -2.0, 0.4, 1.5, 0.3, 0.02])
+    sim = Simulator(panda, dt=1e-3, q0=q0, qd0=np.full(panda.dof, 0.5),
+                    damping=False, friction=False, limits=False)
+    start = sim.energy()
+    sim.step(10000)
+    assert sim.t == pytest.approx(10.0)
+    assert abs(sim.energy() - start) / abs(start) < 1e-4
+    assert np.max(np.abs(sim.q - q0)) > 0.1   # it did move
+
+
+def seed_2r_rhs(t, x):
+    """Seed 001 eq. (27), written out independently of the core, as a first-order ODE."""
+    m1 = m2 = 12.456
+    l1, r1, r2, i1, i2, g = 1.0, 0.773, 0.583, 1.042, 1.042, 9.81
+    t1, t2, d1, d2 = x
+    c1, c2, s2, c12 = np.cos(t1), np.cos(t2), np.sin(t2), np.cos(t1 + t2)
+    mass = np.array([[i1 + i2 + m2 * l1 ** 2 + m1 * r1 ** 2 + m2 * r2 ** 2 + 2 * m2 * l1 * r2 * c2,
+                      i2 + m2 * r2 ** 2 + m2 * l1 * r2 * c2],
+                     [i2 + m2 * r2 ** 2 + m2 * l1 * r2 * c2, i2 + m2 * r2 ** 2]])
+    coriolis = np.array([-m2 * l1 * r2 * s2 * (2 * d1 + d2) * d2, m2 * l1 * r2 * s2 * d1 ** 2])
+    gravity = np.array([m2 * g * (l1 * c1 + r2 * c12) + m1 * g * r1 * c1, m2 * r2 * g * c12])
+    return np.concatenate([[d1, d2], np.linalg.solve(mass, -coriolis - gravity)])
+
+
+def test_seed_2r_free_swing_matches_the_closed_form(two_r):
+    """Seed 001: theta = (-90, 45) deg, zero torque; our RK4 vs solve_ivp of eq. (27)."""
+    q0 = np.radians([-90.0, 45.0])
+    times, q, qd = simulate(two_r, q0, np.zeros(2), 5.0, dt=1e-3)
+    reference = solve_ivp(seed_2r_rhs, (0.0, 5.0), [*q0, 0.0, 0.0], t_eval=times,
+                          rtol=1e-11, atol=1e-12, method='DOP853')
+    assert np.max(np.abs(q - reference.y[:2].T)) < 1e-6
+    assert np.max(np.abs(qd - reference.y[2:].T)) < 1e-5
+    assert np.ptp(q[:, 0]) > 0.3   # the coupled swing of the seed's figure 11
+    # the adaptive path (solve_ivp over the core) agrees too
+    _, q_adaptive, _ = simulate(two_r, q0, np.zeros(2), 5.0, dt=1e-2, method='RK45',
+                                rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(q_adaptive - reference.y[:2].T[::10])) < 1e-6
+
+
+def test_damping_dissipates_and_friction_holds(two_r):
+    sim = Simulator(two_r, q0=np.radians([-90.0, 45.0]))
+    sim._damping = np.array([2.0, 2.0])   # the shipped arm has none: set some for this test
+    start = sim.energy()
+    sim.step(3000)
+    assert sim.energy() < start - 1.0
+
+
+def test_effort_saturates_at_the_urdf_limit(panda):
+    sim = Simulator(panda)
+    sim.set_effort(np.full(panda.dof, 1e6))
+    assert np.allclose(sim.effort, panda.effort_limit)
+    with pytest.raises(ValueError, match='effort'):
+        sim.set_effort(np.zeros(3))
+
+
+def test_limit_stop_holds_and_does_not_tunnel(panda):
+    """Joint 4 (limits -3.07, -0.07) driven at full effort into its upper stop, fast."""
+    q0 = np.array([0.0, 0.0, 0.0, -1.0, 0.0, 1.5, 0.0, 0.02])
+    qd0 = np.zeros(panda.dof)
+    qd0[3] = 10.0   # 4.6 times the joint's velocity limit, toward the stop
+    sim = Simulator(panda, q0=q0, qd0=qd0)
+    sim.robot.gravity  # the default gravity stays on
+    effort = np.zeros(panda.dof)
+    effort[3] = 87.0
+    sim.set_effort(effort)
+    worst = -np.inf
+    for _ in range(2000):
+        sim.step()
+        worst = max(worst, sim.q[3])
+    assert worst < panda.upper[3] + 0.05           # penetration stays small
+    assert abs(sim.q[3] - panda.upper[3]) < 0.01   # and it rests on the stop
+
+
+def test_wrench_balanced_by_jacobian_transpose(panda):
+    """A tip wrench F with effort g(q) - J^T F keeps the arm at rest."""
+    q0 = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.4, 0.3, 0.02])
+    sim = Simulator(panda, q0=q0, damping=False, friction=False)
+    wrench = np.array([5.0, -3.0, 8.0, 0.2, 0.1, -0.3])
+    sim.set_wrenches({'panda_hand': wrench})
+    sim.set_effort(panda.gravity_torques(q0) - panda.jacobian(q0, 'panda_hand').T @ wrench)
+    sim.step(500)
+    assert np.max(np.abs(sim.q - q0)) < 1e-9
+
+
+def test_divergence_keeps_the_last_good_state(two_r):
+    sim = Simulator(two_r, q0=np.radians([-90.0, 45.0]))
+    sim.step(10)
+    good_q, good_t = sim.q.copy(), sim.t
+    sim.set_effort([np.nan, 0.0])
+    with pytest.raises(SimulationDiverged):
+        sim.step()
+    assert np.array_equal(sim.q, good_q) and sim.t == good_t
+    sim.set_effort([0.0, 0.0])
+    sim.dt = 0.5   # far too large for RK4 on this arm: energy grows with no input
+    with pytest.raises(SimulationDiverged, match='energy grew|non-finite'):
+        sim.step(50)
+    assert np.all(np.isfinite(sim.q))
+
+
+def test_reset_set_state_and_validation(two_r):
+    sim = Simulator(two_r, q0=[0.1, 0.2])
+    sim.step(100)
+    sim.reset()
+    assert sim.t == 0.0 and np.allclose(sim.q, [0.1, 0.2]) and np.allclose(sim.qd, 0.0)
+    sim.set_state(qd=[1.0, -1.0])
+    assert np.allclose(sim.qd, [1.0, -1.0])
+    with pytest.raises(ValueError, match='q:'):
+        sim.set_state(q=[np.nan, 0.0])
+    with pytest.raises(ValueError, match='dt'):
+        Simulator(two_r, dt=-1.0)
+    with pytest.raises(ValueError, match='integrator'):
+        Simulator(two_r, integrator='euler')
+    with pytest.raises(ValueError, match="link 'nowhere'"):
+        sim.set_wrenches({'nowhere': np.zeros(6)})
+
+
+def test_default_initial_state_is_clamped_into_limits(panda):
+    sim = Simulator(panda)
+    assert np.all(sim.q >= panda.lower) and np.all(sim.q <= panda.upper)
+    assert sim.q[3] == panda.upper[3]   # joint 4's range excludes 0
