@@ -260,7 +260,7 @@ robot.link_pose(q, 'panda_hand'); robot.jacobian_dot_qd(q, q, 'panda_hand')
 robot.inverse_dynamics(q, q, q, external_wrenches={{'panda_hand': [1, 0, 0, 0, 0, 0]}})
 done = time.perf_counter()
 print(json.dumps(dict(imported=imported - start, first=first - start, core=core - start,
-                      all=done - start, cache=_jit.CACHE_DIR)))
+                      all=done - start, cache=_jit.CACHE_DIR, package=ros_dynamics.__file__)))
 """
 
 
@@ -269,8 +269,9 @@ def run_child(path: str, env: dict, package_root: str, memory: bool = False) -> 
     env = dict(env, PYTHONPATH=package_root)
     code = STARTUP_CHILD.format(path=path, memory=memory)
     start = time.perf_counter()
+    # cwd: the package root, so that `python -c` (cwd first on sys.path) imports that copy
     result = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
-                            text=True, check=False)
+                            text=True, check=False, cwd=package_root)
     wall = time.perf_counter() - start
     if result.returncode != 0:
         raise RuntimeError(f'start-up child failed:\n{result.stderr}')

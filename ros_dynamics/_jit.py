@@ -17,12 +17,13 @@ Compilation of the kernels: numba ``njit`` with an on-disk cache.
 
 All algorithms are written once, as plain Python over flat arrays, and
 compiled by numba. Compiled code is cached in a per-user directory keyed by
-a digest of this package's sources: numba itself only notices edits to the
-file that defines a kernel, not to the helpers it inlines from other files,
+a digest of the modules that define kernels: numba itself only notices edits
+to the file that defines a kernel, not to the helpers it inlines from other files,
 and an installed package may live somewhere read-only. The directory is
-``$ROS_DYNAMICS_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/ros_dynamics`` or
-``~/.cache/ros_dynamics``; when none is writable the kernels compile in memory
-(slower start-up, same results).
+``$ROS_DYNAMICS_CACHE_DIR`` if set, else the first writable of
+``$XDG_CACHE_HOME/ros_dynamics`` (or ``~/.cache/ros_dynamics``) and
+``$TMPDIR/ros_dynamics-<uid>``; when none is writable the kernels compile in
+memory (slower start-up, same results).
 """
 
 import hashlib
@@ -49,11 +50,13 @@ _compile_lock = threading.Lock()
 
 
 def _source_digest() -> str:
-    """Return a short digest of every module of the package."""
+    """Return a short digest of numba's version and the modules that define kernels."""
     digest = hashlib.sha256(numba.__version__.encode())
     for path in sorted(Path(__file__).parent.glob('*.py')):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+        source = path.read_bytes()
+        if path.name == '_jit.py' or b'\n@kernel' in source:
+            digest.update(path.name.encode())
+            digest.update(source)
     return digest.hexdigest()[:16]
 
 
