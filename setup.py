@@ -21,6 +21,8 @@ from setuptools import find_packages, setup
 PACKAGE = 'ros_dynamics'
 NODES = {
     'bringup': 'ros_dynamics.bringup:main',
+    'inverse_dynamics_node': 'ros_dynamics.nodes.inverse_dynamics_node:main',
+    'simulator_node': 'ros_dynamics.nodes.simulator_node:main',
 }
 
 

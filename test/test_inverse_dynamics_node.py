@@ -1,0 +1,246 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The installed inverse_dynamics_node over real ROS: services, the feedforward stream, errors.
+
+One node process per test module (start-up costs a few seconds), each test in
+the same unique namespace; efforts are compared with the core to 1e-12.
+"""
+
+import os
+
+from builtin_interfaces.msg import Duration
+import numpy as np
+import pytest
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_dynamics import RobotModel
+from ros_dynamics_interfaces.msg import LinkWrench
+from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+URDF = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+ROBOT = RobotModel.from_urdf_file(URDF)
+JOINTS = list(ROBOT.joint_names)
+OUTPUT_ORDER = JOINTS[::-1]   # the stream's `joints` parameter: reversed on purpose
+SERVICE = 'inverse_dynamics/inverse_dynamics'
+
+
+@pytest.fixture(scope='module')
+def ros():
+    namespace = unique_namespace()
+    parameters = {'urdf_path': URDF, 'joints': OUTPUT_ORDER, 'state_timeout': 0.5,
+                  'kp': [100.0], 'kd': [20.0]}
+    with NodeProcess('inverse_dynamics_node', namespace, parameters) as node:
+        with RosClient(namespace) as client:
+            client.process = node
+            yield client
+        assert node.alive(), node.output()
+
+
+def state(q, qd=None, names=None):
+    message = JointState()
+    message.name = list(names or JOINTS)
+    message.position = [float(v) for v in q]
+    if qd is not None:
+        message.velocity = [float(v) for v in qd]
+    return message
+
+
+def test_inverse_dynamics_service_equals_the_core(ros):
+    rng = np.random.default_rng(1)
+    q, qd, qdd = (rng.uniform(-1, 1, ROBOT.dof) for _ in range(3))
+    order = np.random.default_rng(2).permutation(ROBOT.dof)   # joints in any order
+    request = InverseDynamics.Request()
+    request.state = state(q[order], qd[order], [JOINTS[k] for k in order])
+    request.accelerations = qdd[order].tolist()
+    request.want_gravity_torques = request.want_bias_torques = True
+    request.want_mass_matrix = request.want_coriolis_matrix = True
+    wrench = LinkWrench(link='panda_hand_tcp')
+    wrench.wrench.force.z, wrench.wrench.torque.x = 7.0, 0.3
+    request.external_wrenches = [wrench]
+    response = ros.call(InverseDynamics, SERVICE, request)
+    assert response.success, response.message
+    assert list(response.joint_names) == JOINTS
+    expected = ROBOT.inverse_dynamics(q, qd, qdd, {'panda_hand_tcp': [0, 0, 7.0, 0.3, 0, 0]})
+    assert np.allclose(response.effort, expected, rtol=0, atol=1e-12)
+    assert np.allclose(response.gravity_torques, ROBOT.gravity_torques(q), atol=1e-12)
+    assert np.allclose(response.bias_torques, ROBOT.bias_torques(q, qd), atol=1e-12)
+    dims = response.mass_matrix.layout.dim
+    assert (dims[0].size, dims[1].size) == (ROBOT.dof, ROBOT.dof)
+    mass = np.array(response.mass_matrix.data).reshape(ROBOT.dof, ROBOT.dof)
+    assert np.allclose(mass, ROBOT.mass_matrix(q), atol=1e-12)
+    coriolis = np.array(response.coriolis_matrix.data).reshape(ROBOT.dof, ROBOT.dof)
+    assert np.allclose(coriolis, ROBOT.coriolis_matrix(q, qd), atol=1e-12)
+    request.gravity_only = True
+    response = ros.call(InverseDynamics, SERVICE, request)
+    assert np.allclose(response.effort, ROBOT.gravity_torques(q), atol=1e-12)
+
+
+def test_forward_and_trajectory_dynamics(ros):
+    rng = np.random.default_rng(3)
+    q, qd, tau = (rng.uniform(-1, 1, ROBOT.dof) for _ in range(3))
+    request = ForwardDynamics.Request()
+    request.state = state(q, qd)
+    request.state.effort = tau.tolist()
+    response = ros.call(ForwardDynamics, 'inverse_dynamics/forward_dynamics', request)
+    assert response.success, response.message
+    assert np.allclose(response.accelerations, ROBOT.forward_dynamics(q, qd, tau), atol=1e-12)
+
+    times = np.linspace(0.0, 1.0, 21)
+    qs = np.sin(times)[:, None] * np.linspace(0.2, 0.8, ROBOT.dof)
+    qds = np.cos(times)[:, None] * np.linspace(0.2, 0.8, ROBOT.dof) * 5.0
+    trajectory = JointTrajectory(joint_names=JOINTS)
+    for t, p, v in zip(times, qs, qds):
+        trajectory.points.append(JointTrajectoryPoint(
+            positions=p.tolist(), velocities=v.tolist(),
+            time_from_start=Duration(sec=int(t), nanosec=int(round((t % 1) * 1e9)))))
+    request = TrajectoryDynamics.Request(trajectory=trajectory)
+    response = ros.call(TrajectoryDynamics, 'inverse_dynamics/trajectory_dynamics', request)
+    assert response.success, response.message
+    efforts = np.array(response.efforts.data).reshape(len(times), ROBOT.dof)
+    assert np.allclose(efforts, ROBOT.inverse_dynamics(qs, qds, np.zeros_like(qs)), atol=1e-12)
+    assert [r.joint for r in response.report] == JOINTS
+    assert response.violations   # 5 rad/s exceeds the Panda's 2.175 / 2.61 rad/s limits
+    assert all(v.kind == 'velocity' and abs(v.value) > v.limit for v in response.violations)
+
+
+@pytest.mark.parametrize('mutate, fragment', [
+    (lambda r: r.state.name.__setitem__(0, 'ghost'), "unknown joint 'ghost'"),
+    (lambda r: r.state.position.pop(), '6 values for 7 joint names'),
+    (lambda r: r.state.position.__setitem__(2, float('nan')), 'is nan'),
+    (lambda r: setattr(r, 'accelerations', [float('inf')] * 7), 'accelerations'),
+    (lambda r: r.external_wrenches.append(LinkWrench(link='nowhere')), "link 'nowhere'"),
+])
+def test_bad_requests_are_answered_and_the_node_keeps_serving(ros, mutate, fragment):
+    request = InverseDynamics.Request(state=state(np.zeros(ROBOT.dof)))
+    request.state.name, request.state.position = list(request.state.name), \
+        list(request.state.position)
+    mutate(request)
+    response = ros.call(InverseDynamics, SERVICE, request)
+    assert not response.success and fragment in response.message, response.message
+    good = ros.call(InverseDynamics, SERVICE,
+                    InverseDynamics.Request(state=state(np.zeros(ROBOT.dof))))
+    assert good.success
+
+
+class Stream:
+    """Publish joint states and collect the commands the node answers with."""
+
+    def __init__(self, ros):
+        qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
+        self.ros = ros
+        self.states = ros.node.create_publisher(JointState, 'joint_states', qos)
+        self.references = ros.node.create_publisher(JointTrajectoryPoint, 'reference', qos)
+        self.received = []
+        ros.node.create_subscription(Float64MultiArray, 'commands',
+                                     lambda m: self.received.append(np.array(m.data)), qos)
+        wait_for(lambda: self.states.get_subscription_count() > 0, what='the node subscribing')
+        wait_for(lambda: ros.node.count_publishers('commands') > 0, what='commands publisher')
+
+    def send(self, q, qd=None, names=None, stamp=None):
+        message = state(q, qd, names)
+        message.header.stamp = stamp or self.ros.node.get_clock().now().to_msg()
+        count = len(self.received)
+        self.states.publish(message)
+        return count
+
+    def answer(self, count, timeout=10.0):
+        wait_for(lambda: len(self.received) > count, timeout, 'a command')
+        return self.received[-1]
+
+
+def set_parameters(ros, **values):
+    from rcl_interfaces.srv import SetParameters
+    request = SetParameters.Request(parameters=[
+        Parameter(k, value=v).to_parameter_msg() for k, v in values.items()])
+    return ros.call(SetParameters, 'inverse_dynamics/set_parameters', request).results
+
+
+def test_gravity_compensation_stream(ros):
+    stream = Stream(ros)
+    q = np.array([0.2, -0.4, 0.1, -2.0, 0.3, 1.6, 0.5])
+    command = stream.answer(stream.send(q))
+    expected = ROBOT.gravity_torques(q)
+    assert np.allclose(command, expected[[JOINTS.index(j) for j in OUTPUT_ORDER]], atol=1e-12)
+    # a partial message (two joints) is merged with what the node already has
+    q2 = q.copy()
+    q2[[1, 3]] = [-0.6, -1.5]
+    command = stream.answer(stream.send(q2[[1, 3]], names=[JOINTS[1], JOINTS[3]]))
+    assert np.allclose(command, ROBOT.gravity_torques(q2)[::-1], atol=1e-12)
+    # unknown joints in the message are ignored
+    message_names = JOINTS + ['some_gripper_joint']
+    command = stream.answer(stream.send(np.append(q, 0.3), names=message_names))
+    assert np.allclose(command, expected[::-1], atol=1e-12)
+
+
+def test_stale_state_is_silent(ros):
+    stream = Stream(ros)
+    q = np.zeros(ROBOT.dof)
+    q[3] = -1.5
+    stream.answer(stream.send(q))
+    old = ros.node.get_clock().now().to_msg()
+    old.sec -= 5   # stamped 5 s ago: older than state_timeout (0.5 s)
+    count = stream.send(q, stamp=old)
+    fresh = stream.send(q + 0.01)   # a fresh message after it is answered...
+    stream.answer(fresh)
+    assert len(stream.received) == count + 1   # ...and the stale one was not
+
+
+def test_computed_torque_with_reference_and_clamping(ros):
+    stream = Stream(ros)
+    assert all(r.successful for r in set_parameters(ros, mode='computed_torque'))
+    try:
+        q = np.array([0.0, -0.3, 0.0, -2.0, 0.0, 1.6, 0.2])
+        qd = np.linspace(-0.2, 0.2, ROBOT.dof)
+        q_ref, qd_ref = q + 0.05, np.zeros(ROBOT.dof)
+        qdd_ref = np.linspace(0.5, -0.5, ROBOT.dof)
+        order = [JOINTS.index(j) for j in OUTPUT_ORDER]
+        stream.references.publish(JointTrajectoryPoint(
+            positions=q_ref[order].tolist(), velocities=qd_ref[order].tolist(),
+            accelerations=qdd_ref[order].tolist()))
+        expected = ROBOT.mass_matrix(q) @ (qdd_ref + 20.0 * (qd_ref - qd) + 100.0 * (q_ref - q)) \
+            + ROBOT.bias_torques(q, qd)
+        expected = np.clip(expected, -ROBOT.effort_limit, ROBOT.effort_limit)
+
+        def matches():
+            stream.answer(stream.send(q, qd))
+            return np.allclose(stream.received[-1], expected[order], atol=1e-9)
+        wait_for(matches, what='the computed-torque command for the reference')
+        # a reference far away: the joints whose command exceeds the URDF limit are clamped
+        stream.references.publish(JointTrajectoryPoint(positions=(q + 3.0)[order].tolist()))
+        raw = ROBOT.mass_matrix(q) @ (20.0 * -qd + 100.0 * 3.0) + ROBOT.bias_torques(q, qd)
+        clamped = np.clip(raw, -ROBOT.effort_limit, ROBOT.effort_limit)
+        assert np.sum(raw != clamped) >= 3
+
+        def saturated():
+            command = stream.answer(stream.send(q, qd))
+            return np.allclose(command, clamped[order], atol=1e-9)
+        wait_for(saturated, what='clamped efforts')
+    finally:
+        set_parameters(ros, mode='gravity_compensation')
+
+
+def test_bad_parameters_are_rejected(ros):
+    results = set_parameters(ros, mode='levitate')
+    assert not results[0].successful and 'levitate' in results[0].reason
+    results = set_parameters(ros, kp=[-1.0])
+    assert not results[0].successful and 'kp' in results[0].reason
+    results = set_parameters(ros, kd=[1.0, 2.0])
+    assert not results[0].successful and 'kd' in results[0].reason
