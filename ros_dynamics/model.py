@@ -58,6 +58,15 @@ _pool = None
 _pool_lock = threading.Lock()
 
 
+def _forget_pool() -> None:
+    """Drop the thread pool in a forked child (its threads did not survive the fork)."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
     """
     Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
