@@ -320,7 +320,9 @@ def markdown(header: tuple, rows: list, formats: tuple) -> str:
     """Return a markdown table."""
     lines = ['| ' + ' | '.join(header) + ' |', '|' + '|'.join('---' for _ in header) + '|']
     for row in rows:
-        lines.append('| ' + ' | '.join(f.format(v) for f, v in zip(formats, row)) + ' |')
+        cells = ('-' if isinstance(v, float) and v != v else f.format(v)   # NaN: not measured
+                 for f, v in zip(formats, row))
+        lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
 
 
