@@ -64,11 +64,10 @@ NCOL = NREAL + NINT
 H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)
 H_DOF = 3           # 1: number of independent coordinates
 H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is singular
-H_DENSE = 5         # 1: 1.0 if forward dynamics must solve M qdd = tau - b (mimic joints)
 
 
 def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
-         tolerance: float, dense: bool) -> np.ndarray:
+         tolerance: float) -> np.ndarray:
     """Return the read-only packed model (nb + 1, NCOL) the kernels read."""
     nb = ints.shape[0]
     model = np.zeros((nb + 1, NCOL))
@@ -77,7 +76,6 @@ def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
     model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
     model[nb, H_DOF] = dof
     model[nb, H_TOLERANCE] = tolerance
-    model[nb, H_DENSE] = 1.0 if dense else 0.0
     model.setflags(write=False)
     return model
 

@@ -217,7 +217,7 @@ class RobotModel:
             raise ValueError(f'gravity: expected 3 finite numbers, got {value!r}')
         self._gravity = value.copy()
         self._model = pack(self._ints, self._reals, self._dof, self._gravity,
-                           self._singular_tolerance, self._has_mimic)
+                           self._singular_tolerance)
 
     def joint_index(self, name: str) -> int:
         """Return the coordinate index of an independent joint."""
