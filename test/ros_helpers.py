@@ -34,7 +34,7 @@ import uuid
 
 import rclpy
 from rclpy.context import Context
-from rclpy.executors import MultiThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 
 TIMEOUT = 15.0
@@ -155,13 +155,14 @@ def _yaml(value) -> str:
 class RosClient:
     """A node in its own rclpy context, spun by a MultiThreadedExecutor in a daemon thread."""
 
-    def __init__(self, namespace: str) -> None:
-        """Create the context, the node and the spinning thread."""
+    def __init__(self, namespace: str, threads: int = 2) -> None:
+        """Create the context, the node and the spinning thread (1 thread: single-threaded)."""
         self.context = Context()
         rclpy.init(context=self.context)
         self.node = Node(f'test_client_{uuid.uuid4().hex[:6]}', namespace=namespace,
                          context=self.context)
-        self.executor = MultiThreadedExecutor(context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context) if threads == 1 else \
+            MultiThreadedExecutor(num_threads=threads, context=self.context)
         self.executor.add_node(self.node)
         self._thread = threading.Thread(target=self._spin, daemon=True)
         self._thread.start()

@@ -152,6 +152,7 @@ class Stream:
         ros.node.create_subscription(Float64MultiArray, 'commands',
                                      lambda m: self.received.append(np.array(m.data)), qos)
         wait_for(lambda: self.states.get_subscription_count() > 0, what='the node subscribing')
+        wait_for(lambda: self.references.get_subscription_count() > 0, what='reference sub')
         wait_for(lambda: ros.node.count_publishers('commands') > 0, what='commands publisher')
 
     def send(self, q, qd=None, names=None, stamp=None):
@@ -164,6 +165,14 @@ class Stream:
     def answer(self, count, timeout=10.0):
         wait_for(lambda: len(self.received) > count, timeout, 'a command')
         return self.received[-1]
+
+    def answers(self, q, qd, expected) -> bool:
+        """Send a state; True if a command equal to ``expected`` comes back within 0.5 s."""
+        try:
+            command = self.answer(self.send(q, qd), timeout=0.5)
+        except AssertionError:   # e.g. the reference has not reached the node yet
+            return False
+        return np.allclose(command, expected, atol=1e-9)
 
 
 def set_parameters(ros, **values):
@@ -219,20 +228,15 @@ def test_computed_torque_with_reference_and_clamping(ros):
             + ROBOT.bias_torques(q, qd)
         expected = np.clip(expected, -ROBOT.effort_limit, ROBOT.effort_limit)
 
-        def matches():
-            stream.answer(stream.send(q, qd))
-            return np.allclose(stream.received[-1], expected[order], atol=1e-9)
-        wait_for(matches, what='the computed-torque command for the reference')
+        wait_for(lambda: stream.answers(q, qd, expected[order]),
+                 what='the computed-torque command for the reference')
         # a reference far away: the joints whose command exceeds the URDF limit are clamped
         stream.references.publish(JointTrajectoryPoint(positions=(q + 3.0)[order].tolist()))
         raw = ROBOT.mass_matrix(q) @ (20.0 * -qd + 100.0 * 3.0) + ROBOT.bias_torques(q, qd)
         clamped = np.clip(raw, -ROBOT.effort_limit, ROBOT.effort_limit)
         assert np.sum(raw != clamped) >= 3
 
-        def saturated():
-            command = stream.answer(stream.send(q, qd))
-            return np.allclose(command, clamped[order], atol=1e-9)
-        wait_for(saturated, what='clamped efforts')
+        wait_for(lambda: stream.answers(q, qd, clamped[order]), what='clamped efforts')
     finally:
         set_parameters(ros, mode='gravity_compensation')
 

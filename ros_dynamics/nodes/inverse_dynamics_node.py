@@ -143,8 +143,9 @@ class InverseDynamicsNode(Node):
         period = float(declare('diagnostics_period', 1.0).value)
         self._lock = threading.Lock()
         self._feedforward: Optional[Feedforward] = None
+        self._vectors: Optional[tuple] = None
         self._stream_error = ''
-        self._timing = Timing()
+        self._timing = Timing(10000)
         self._service_timing = Timing()
         self._published = 0
         self._skipped_stale = 0
@@ -190,7 +191,16 @@ class InverseDynamicsNode(Node):
             self._feedforward = feedforward
 
     def _on_model(self, model) -> None:
+        self._vectors = (model, JointVectorMap(model.joint_names))
         self._configure(model, self._joints, self._kp, self._kd)
+
+    def _model_and_vectors(self) -> tuple:
+        """Return the current model and its name map (built once per model)."""
+        model = self._models.require()
+        cached = self._vectors
+        if cached is None or cached[0] is not model:
+            cached = (model, JointVectorMap(model.joint_names))
+        return cached
 
     def _on_parameters(self, parameters) -> SetParametersResult:
         values = {p.name: p.value for p in parameters}
@@ -306,8 +316,7 @@ class InverseDynamicsNode(Node):
     @guarded
     def _inverse_dynamics(self, request, response):
         start = time.perf_counter()
-        model = self._models.require()
-        vectors = JointVectorMap(model.joint_names)
+        model, vectors = self._model_and_vectors()
         state = request.state
         names = list(state.name)
         q = vectors.vector(names, state.position, 'state.position')
@@ -335,8 +344,7 @@ class InverseDynamicsNode(Node):
 
     @guarded
     def _forward_dynamics(self, request, response):
-        model = self._models.require()
-        vectors = JointVectorMap(model.joint_names)
+        model, vectors = self._model_and_vectors()
         state = request.state
         names = list(state.name)
         q = vectors.vector(names, state.position, 'state.position')

@@ -61,19 +61,24 @@ class JointVectorMap:
         Otherwise ``values`` must match ``names`` in length and every model
         joint must be named, unless ``default`` fills the missing ones.
         """
-        if indices is None:
-            indices = self.indices(names, field)
         if len(values) == 0 and default is not None:
             return np.full(len(self.joint_names), float(default))
         if len(values) != len(names):
             raise ValueError(f'{field}: {len(values)} values for {len(names)} joint names')
+        array = np.asarray(values, dtype=float)
+        finite = np.isfinite(array)
+        if not finite.all():
+            k = int(np.argmin(finite))
+            raise ValueError(f'{field}: joint {names[k]!r} is {array[k]} (must be finite)')
+        if indices is None:
+            indices = self.indices(names, field)
+        if tuple(names) == self.joint_names:   # the usual case: already in model order
+            return array.copy()
         out = np.full(len(self.joint_names), np.nan if default is None else float(default))
-        for k, name, value in zip(indices, names, values):
-            value = float(value)
-            if not math.isfinite(value):
-                raise ValueError(f'{field}: joint {name!r} is {value} (must be finite)')
-            if k is not None:
-                out[k] = value
+        known = [(k, i) for i, k in enumerate(indices) if k is not None]
+        if known:
+            targets, sources = zip(*known)
+            out[list(targets)] = array[list(sources)]
         missing = [n for n, v in zip(self.joint_names, out) if np.isnan(v)]
         if missing:
             raise ValueError(f'{field}: missing joints {", ".join(map(repr, missing))}')

@@ -1,0 +1,162 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Benchmark the inverse-dynamics node over ROS (not a test: run it with `make bench`).
+
+1. Feedforward latency at 1 kHz: 10 000 JointState messages published on a
+   1 ms timer; for each, the time from publication to the arrival of the
+   node's command (two DDS hops plus the node's work), and the node's own
+   compute time from joint-state arrival to command publication (reported on
+   /diagnostics). Target: p99 of the node's part under 0.5 ms.
+2. Service round trip: ~/inverse_dynamics of the default arm against a trivial
+   std_srvs/Trigger server in its own process, same client, same run.
+   Target: within 1.2x of the trivial service.
+"""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test'))
+
+import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+import numpy as np  # noqa: E402
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from ros_dynamics_interfaces.srv import InverseDynamics  # noqa: E402
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+URDF = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+JOINTS = [f'panda_joint{k}' for k in range(1, 8)]
+TRIGGER_SERVER = """
+import rclpy
+from rclpy.node import Node
+from std_srvs.srv import Trigger
+rclpy.init()
+node = Node('trigger_server')
+node.create_service(Trigger, '~/trigger', lambda req, res: res)
+try:
+    rclpy.spin(node)
+except BaseException:
+    pass
+"""
+
+
+def percentiles(samples_ms) -> str:
+    samples = np.asarray(samples_ms)
+    return (f'p50 {np.percentile(samples, 50):7.3f} ms  p99 {np.percentile(samples, 99):7.3f} ms'
+            f'  max {samples.max():7.3f} ms  (n={samples.size})')
+
+
+def stream_latency(ros: RosClient, count: int) -> tuple:
+    qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    publisher = ros.node.create_publisher(JointState, 'joint_states', qos)
+    sent, received = [], []
+    ros.node.create_subscription(Float64MultiArray, 'commands',
+                                 lambda m: received.append(time.perf_counter()), qos)
+    diagnostics = []
+    ros.node.create_subscription(DiagnosticArray, '/diagnostics',
+                                 lambda m: diagnostics.append(m), 10)
+    wait_for(lambda: publisher.get_subscription_count() > 0, what='subscriber')
+    message = JointState(name=JOINTS, position=[0.1, -0.4, 0.1, -2.0, 0.2, 1.6, 0.3],
+                         velocity=[0.0] * 7)
+    done = threading.Event()
+
+    def tick():
+        if len(sent) >= count:
+            done.set()
+            return
+        message.header.stamp = ros.node.get_clock().now().to_msg()
+        sent.append(time.perf_counter())
+        publisher.publish(message)
+    timer = ros.node.create_timer(0.001, tick)
+    done.wait(count / 1000.0 * 3 + 30)
+    ros.node.destroy_timer(timer)
+    deadline = time.monotonic() + 10.0
+    while len(received) < len(sent) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # FIFO matching of sends and receptions holds only when nothing was lost
+    latency = (np.array(received) - np.array(sent)) * 1e3 if len(received) == len(sent) \
+        else None
+    time.sleep(1.5)   # one more diagnostics period
+    values = {v.key: v.value for s in diagnostics[-1].status for v in s.values}
+    return latency, values, len(sent), len(received)
+
+
+def round_trips(ros: RosClient, service_type, name: str, request, count: int) -> np.ndarray:
+    client = ros.node.create_client(service_type, name)
+    assert client.wait_for_service(timeout_sec=15.0), name
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        future = client.call_async(request)
+        while not future.done():
+            time.sleep(0)
+        times.append((time.perf_counter() - start) * 1e3)
+        assert future.result() is not None
+    return np.array(times)
+
+
+def main() -> None:
+    """Run both benchmarks and print the table."""
+    namespace = unique_namespace()
+    count = int(os.environ.get('BENCH_MESSAGES', '10000'))
+    trigger = subprocess.Popen([sys.executable, '-c', TRIGGER_SERVER, '--ros-args', '-r',
+                                f'__ns:={namespace}'], start_new_session=True)
+    try:
+        with NodeProcess('inverse_dynamics_node', namespace,
+                         {'urdf_path': URDF, 'state_timeout': 1.0}) as node, \
+                RosClient(namespace, threads=1) as ros:
+            request = InverseDynamics.Request()
+            request.state = JointState(name=JOINTS, position=[0.1] * 7, velocity=[0.2] * 7)
+            round_trips(ros, InverseDynamics, 'inverse_dynamics/inverse_dynamics', request, 50)
+            latency, diagnostics, sent, received = stream_latency(ros, count)
+            ours = round_trips(ros, InverseDynamics, 'inverse_dynamics/inverse_dynamics',
+                               request, 2000)
+            trivial = round_trips(ros, Trigger, 'trigger_server/trigger', Trigger.Request(),
+                                  2000)
+            ours = round_trips(ros, InverseDynamics, 'inverse_dynamics/inverse_dynamics',
+                               request, 2000)
+            assert node.alive()
+    finally:
+        trigger.terminate()
+        trigger.wait(10)
+    print(f'inverse_dynamics_node, {os.path.basename(URDF)}, {time.strftime("%Y-%m-%d")}')
+    print(f'feedforward at 1 kHz: {sent} joint states sent, {received} commands received')
+    if latency is not None:
+        print(f'  end to end (publish -> command received, 2 hops): {percentiles(latency)}')
+    else:
+        print('  end to end: not matched (messages were lost between the processes: the node '
+              f'published {diagnostics["published"]}, skipped {diagnostics["skipped_stale"]})')
+    print(f'  node only (joint state in -> command out):         '
+          f'p50 {float(diagnostics["stream_p50_ms"]):7.3f} ms  '
+          f'p99 {float(diagnostics["stream_p99_ms"]):7.3f} ms  '
+          f'max {float(diagnostics["stream_max_ms"]):7.3f} ms  '
+          f'(last {min(int(diagnostics["stream_count"]), 10000)})')
+    print('service round trip, 2000 calls (call_async):')
+    print(f'  ~/inverse_dynamics: {percentiles(ours)}')
+    print(f'  std_srvs/Trigger:   {percentiles(trivial)}')
+    print(f'  ratio p50 {np.percentile(ours, 50) / np.percentile(trivial, 50):.2f}, '
+          f'p99 {np.percentile(ours, 99) / np.percentile(trivial, 99):.2f}')
+
+
+if __name__ == '__main__':
+    main()
