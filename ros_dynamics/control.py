@@ -120,11 +120,13 @@ class CartesianImpedance:
                                rotation_error(target[:3, :3], pose[:3, :3])])
 
     def torque(self, q, qd, target: np.ndarray,
-               target_twist: Optional[Sequence[float]] = None) -> tuple:
+               target_twist: Optional[Sequence[float]] = None,
+               target_acceleration: Optional[Sequence[float]] = None) -> tuple:
         """
         Return (tau, operational space, error) for a 4x4 target pose and optional twist.
 
-        The twist is [linear; angular] velocity of the target, world axes.
+        The twist and the optional acceleration feedforward are [linear;
+        angular], world axes: accel = a_ref + kp e + kd (xd_ref - xd).
         """
         axes = list(self.axes)
         space = self.robot.operational_space(q, qd, self.link, axes=self.axes)
@@ -133,6 +135,8 @@ class CartesianImpedance:
         desired = np.zeros(len(axes)) if target_twist is None else \
             np.asarray(target_twist, dtype=float)[axes]
         accel = self.kp * error + self.kd * (desired - velocity)
+        if target_acceleration is not None:   # feedforward of the reference's acceleration
+            accel = accel + np.asarray(target_acceleration, dtype=float)[axes]
         force = space.Lambda @ accel + space.mu + space.p
         posture = wrap_angles(self.rest - np.asarray(q, dtype=float), self.robot.continuous)
         tau_null = (self.robot.gravity_torques(q) - self.null_damping * np.asarray(qd)
