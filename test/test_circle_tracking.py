@@ -22,12 +22,11 @@ zero-order hold and the integration; the ROS loop is test_cartesian_loop.
 import os
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 'examples'))
 
-import circle_tracking  # noqa: E402
+import circle_tracking  # noqa: E402,I100
+import numpy as np  # noqa: E402
 
 
 def test_two_r_tracks_the_seed_circle():
