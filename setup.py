@@ -23,6 +23,8 @@ NODES = {
     'bringup': 'ros_dynamics.bringup:main',
     'inverse_dynamics_node': 'ros_dynamics.nodes.inverse_dynamics_node:main',
     'simulator_node': 'ros_dynamics.nodes.simulator_node:main',
+    'operational_space_node': 'ros_dynamics.nodes.operational_space_node:main',
+    'cartesian_impedance_controller': 'ros_dynamics.nodes.cartesian_impedance_controller:main',
 }
 
 

@@ -56,7 +56,7 @@ from rclpy.time import Time
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
 from ros_dynamics.nodes.common import guarded, main_for, matrix_message, ModelSource, Timing
-from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics_interfaces.msg import JointActuatorReport, LimitViolation
 from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
@@ -103,27 +103,8 @@ class Feedforward:
             gain[self.output] = values
             gains[name] = gain
         self.kp, self.kd = gains['kp'], gains['kd']
-        self.q = np.full(model.dof, np.nan)
-        self.qd = np.zeros(model.dof)
-        self.updated = np.full(model.dof, -math.inf)
+        self.state = JointStateBuffer(self.vectors)
         self.reference: Optional[tuple] = None
-        self._message_index: dict = {}
-
-    def merge(self, message: JointState, now: float) -> None:
-        """Merge a (partial) JointState; unknown joints are ignored."""
-        key = tuple(message.name)
-        index = self._message_index.get(key)
-        if index is None:
-            index = [self.vectors.index.get(n) for n in message.name]
-            self._message_index[key] = index
-        has_velocity = len(message.velocity) == len(message.name)
-        for k, position, j in zip(range(len(index)), message.position, index):
-            if j is None or not math.isfinite(position):
-                continue
-            self.q[j] = position
-            self.updated[j] = now
-            if has_velocity and math.isfinite(message.velocity[k]):
-                self.qd[j] = message.velocity[k]
 
 
 class InverseDynamicsNode(Node):
@@ -276,8 +257,8 @@ class InverseDynamicsNode(Node):
         if stamp > 0.0 and seconds - stamp > self._timeout:
             self._skipped_stale += 1
             return
-        feedforward.merge(message, seconds)
-        if np.any(seconds - feedforward.updated > self._timeout):
+        feedforward.state.merge(message.name, message.position, message.velocity, seconds)
+        if not feedforward.state.fresh(seconds, self._timeout):
             self._skipped_stale += 1   # a joint never or not recently received
             return
         tau = self._torque(feedforward)
@@ -300,7 +281,7 @@ class InverseDynamicsNode(Node):
         self._timing.add(time.perf_counter() - start)
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
-        model, q, qd = feedforward.model, feedforward.q, feedforward.qd
+        model, q, qd = feedforward.model, feedforward.state.q, feedforward.state.qd
         if self._mode == 'gravity_compensation':
             return model.gravity_torques(q)
         reference = feedforward.reference

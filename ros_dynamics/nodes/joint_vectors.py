@@ -98,3 +98,42 @@ class JointVectorMap:
                 target[k] = value
                 used += 1
         return used
+
+
+class JointStateBuffer:
+    """
+    The latest position and velocity of every model joint, merged from partial messages.
+
+    ``fresh(now, timeout)`` is True once every joint was updated within
+    ``timeout`` s of ``now``: a controller must not act on old data.
+    """
+
+    def __init__(self, vectors: JointVectorMap) -> None:
+        """Start with no joint received."""
+        self.vectors = vectors
+        dof = len(vectors.joint_names)
+        self.q = np.full(dof, np.nan)
+        self.qd = np.zeros(dof)
+        self.updated = np.full(dof, -math.inf)
+        self._message_index: dict = {}
+
+    def merge(self, names: Sequence[str], positions: Sequence[float],
+              velocities: Sequence[float], now: float) -> None:
+        """Merge one message's joints; unknown joints and non-finite values are ignored."""
+        key = tuple(names)
+        index = self._message_index.get(key)
+        if index is None:
+            index = [self.vectors.index.get(n) for n in names]
+            self._message_index[key] = index
+        has_velocity = len(velocities) == len(names)
+        for k, (j, position) in enumerate(zip(index, positions)):
+            if j is None or not math.isfinite(position):
+                continue
+            self.q[j] = position
+            self.updated[j] = now
+            if has_velocity and math.isfinite(velocities[k]):
+                self.qd[j] = velocities[k]
+
+    def fresh(self, now: float, timeout: float) -> bool:
+        """Return True if every joint was updated within ``timeout`` s of ``now``."""
+        return bool(np.all(now - self.updated <= timeout))

@@ -1,0 +1,183 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Cartesian impedance controller: an example controller on operational-space dynamics.
+
+Subscribes ``joint_states`` (merged by name) and ``target_pose``
+(``geometry_msgs/PoseStamped`` in the root frame; ``header.frame_id`` empty or
+the root link), optionally ``target_twist`` (``geometry_msgs/TwistStamped``,
+world axes), and on every joint state publishes on ``commands``
+(``std_msgs/Float64MultiArray`` ordered by ``joints``, like the
+inverse-dynamics feedforward) the torque of
+``ros_dynamics.control.CartesianImpedance``:
+
+    tau = J^T (Lambda (kp e + kd (xd_ref - xd)) + mu + p) + N^T (g - D qd + K (q_rest - q)),
+
+e the position error and the SO(3) rotation error (log map, not Euler
+angles). Until a target arrives it holds the pose of the first complete
+joint state. Gains are per task axis (x, y, z, rx, ry, rz); ``axes`` selects
+the controlled rows (e.g. [0, 2] for an arm in the x-z plane). Stale state
+(a joint not updated for ``state_timeout`` s) publishes nothing.
+"""
+
+import math
+from typing import Optional
+
+from geometry_msgs.msg import PoseStamped, TwistStamped
+import numpy as np
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_dynamics.control import CartesianImpedance
+from ros_dynamics.nodes.common import main_for, ModelSource
+from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from scipy.spatial.transform import Rotation
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+
+class CartesianImpedanceController(Node):
+    """Track a target pose with task-space impedance and a null-space posture."""
+
+    def __init__(self) -> None:
+        """Declare parameters, load the model, subscribe and publish."""
+        super().__init__('cartesian_impedance_controller')
+        declare = self.declare_parameter
+        self._link = declare('link', '').value
+        self._joints = [j for j in declare('joints', ['']).value if j]
+        self._kp = list(declare('kp', [400.0] * 6).value)
+        self._kd = list(declare('kd', [40.0] * 6).value)
+        self._axes = [int(a) for a in declare('axes', [0, 1, 2, 3, 4, 5]).value]
+        self._null_damping = float(declare('null_damping', 1.0).value)
+        self._posture = float(declare('posture_stiffness', 0.0).value)
+        self._rest = list(declare('rest', [0.0]).value)
+        self._clamp = bool(declare('clamp_effort', True).value)
+        self._timeout = float(declare('state_timeout', 0.1).value)
+        self._controller: Optional[CartesianImpedance] = None
+        self._state: Optional[JointStateBuffer] = None
+        self._output: list = []
+        self._target: Optional[np.ndarray] = None
+        self._twist: Optional[np.ndarray] = None
+        self._error = ''
+        qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        self._commands = self.create_publisher(Float64MultiArray, 'commands', qos)
+        self.create_subscription(PoseStamped, 'target_pose', self._on_target, qos)
+        self.create_subscription(TwistStamped, 'target_twist', self._on_twist, qos)
+        self.create_subscription(JointState, 'joint_states', self._on_state, qos)
+        self.add_on_set_parameters_callback(self._on_parameters)
+        self._models = ModelSource(self, on_change=self._on_model)
+
+    def _build(self, model, values: dict) -> tuple:
+        """Return (controller, output indices, buffer) for a model and parameters, or raise."""
+        if not values['link']:
+            raise ValueError('link: the task link parameter is empty')
+        vectors = JointVectorMap(model.joint_names)
+        joints = values['joints'] or list(model.joint_names)
+        output = vectors.indices(joints, 'joints')
+        if set(joints) != set(model.joint_names):
+            raise ValueError('joints: must list every model joint once')
+        rest = np.zeros(model.dof)
+        if len(values['rest']) == len(joints):
+            rest[output] = values['rest']
+        elif values['rest'] not in ([0.0], []):
+            raise ValueError(f'rest: expected {len(joints)} positions ordered by joints')
+        controller = CartesianImpedance(
+            model, values['link'], values['kp'], values['kd'], axes=values['axes'],
+            null_damping=values['null_damping'], posture_stiffness=values['posture'],
+            rest=rest)
+        return controller, output, JointStateBuffer(vectors)
+
+    def _values(self, **changes) -> dict:
+        values = {'link': self._link, 'joints': self._joints, 'kp': self._kp, 'kd': self._kd,
+                  'axes': self._axes, 'null_damping': self._null_damping,
+                  'posture': self._posture, 'rest': self._rest}
+        values.update(changes)
+        return values
+
+    def _on_model(self, model) -> None:
+        try:
+            self._controller, self._output, self._state = self._build(model, self._values())
+            self._error = ''
+        except ValueError as error:
+            self._controller, self._error = None, str(error)
+            self.get_logger().error(f'controller disabled: {error}')
+
+    def _on_parameters(self, parameters) -> SetParametersResult:
+        names = {'link': 'link', 'joints': 'joints', 'kp': 'kp', 'kd': 'kd', 'axes': 'axes',
+                 'null_damping': 'null_damping', 'posture_stiffness': 'posture',
+                 'rest': 'rest'}
+        changes = {names[p.name]: p.value for p in parameters if p.name in names}
+        if 'joints' in changes:
+            changes['joints'] = [j for j in changes['joints'] if j]
+        if 'axes' in changes:
+            changes['axes'] = [int(a) for a in changes['axes']]
+        model = self._models.model if hasattr(self, '_models') else None
+        if model is not None and changes:
+            try:
+                built = self._build(model, self._values(**changes))
+            except ValueError as error:
+                return SetParametersResult(successful=False, reason=str(error))
+            self._controller, self._output, self._state = built
+        for key, value in changes.items():
+            setattr(self, {'posture': '_posture'}.get(key, f'_{key}'), value)
+        return SetParametersResult(successful=True)
+
+    def _on_target(self, message: PoseStamped) -> None:
+        model = self._models.model
+        frame = message.header.frame_id
+        if model is not None and frame not in ('', model.root_link):
+            self.get_logger().warning(f'target_pose frame {frame!r} is not the root link '
+                                      f'{model.root_link!r}; ignored', throttle_duration_sec=5.0)
+            return
+        p, o = message.pose.position, message.pose.orientation
+        quaternion = np.array([o.x, o.y, o.z, o.w])
+        if not (np.all(np.isfinite([p.x, p.y, p.z])) and np.linalg.norm(quaternion) > 0.5):
+            self.get_logger().warning('target_pose: not finite or not a rotation; ignored',
+                                      throttle_duration_sec=5.0)
+            return
+        target = np.eye(4)
+        target[:3, :3] = Rotation.from_quat(quaternion).as_matrix()
+        target[:3, 3] = [p.x, p.y, p.z]
+        self._target = target
+
+    def _on_twist(self, message: TwistStamped) -> None:
+        v, w = message.twist.linear, message.twist.angular
+        twist = np.array([v.x, v.y, v.z, w.x, w.y, w.z])
+        self._twist = twist if np.all(np.isfinite(twist)) else None
+
+    def _on_state(self, message) -> None:
+        controller, state = self._controller, self._state
+        if controller is None or state is None:
+            return
+        now = self.get_clock().now().nanoseconds * 1e-9
+        state.merge(message.name, message.position, message.velocity, now)
+        if not state.fresh(now, self._timeout):
+            return
+        if self._target is None:   # hold where the arm is until told otherwise
+            self._target = controller.robot.link_pose(state.q, controller.link)
+        try:
+            tau, _, _ = controller.torque(state.q, state.qd, self._target, self._twist)
+        except ValueError as error:
+            self.get_logger().error(f'no command: {error}', throttle_duration_sec=5.0)
+            return
+        if self._clamp:
+            limit = controller.robot.effort_limit
+            tau = np.clip(tau, -limit, limit)
+        if not all(math.isfinite(v) for v in tau):
+            return
+        self._commands.publish(Float64MultiArray(data=tau[self._output].tolist()))
+
+
+main = main_for(CartesianImpedanceController)

@@ -1,0 +1,123 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Operational-space dynamics service: ``~/operational_space`` (Khatib 1987).
+
+For a JointState and a task link (any URDF link, fixed-merged ones too) it
+answers the pose, J, Jdot qd, Lambda, mu, p, J_bar and N of
+``RobotModel.operational_space`` (matrices as Float64MultiArray [rows, cols],
+row-major), and, when a task wrench F or a task acceleration a is given
+(F = Lambda a + mu + p), the joint torque tau = J^T F + N^T tau0. Degenerate
+tasks (fewer reachable directions than task rows, or near-singular) are
+flagged with the regularisation used. Same model sources, validation and
+diagnostics as the other nodes.
+"""
+
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Pose
+import numpy as np
+from rclpy.node import Node
+from ros_dynamics.nodes.common import guarded, main_for, matrix_message, ModelSource, Timing
+from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics_interfaces.srv import OperationalSpace
+from scipy.spatial.transform import Rotation
+
+
+def pose_message(matrix: np.ndarray) -> Pose:
+    """Return a 4x4 homogeneous transform as geometry_msgs/Pose."""
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in matrix[:3, 3])
+    x, y, z, w = Rotation.from_matrix(matrix[:3, :3]).as_quat()
+    pose.orientation.x, pose.orientation.y = float(x), float(y)
+    pose.orientation.z, pose.orientation.w = float(z), float(w)
+    return pose
+
+
+class OperationalSpaceNode(Node):
+    """Serve task-space inertia, forces and projectors of any link."""
+
+    def __init__(self) -> None:
+        """Declare parameters, load the model, create the service."""
+        super().__init__('operational_space')
+        declare = self.declare_parameter
+        self._threshold = float(declare('singular_threshold', 1e-6).value)
+        self._damping = float(declare('damping', 1e-3).value)
+        period = float(declare('diagnostics_period', 1.0).value)
+        if not (self._threshold >= 0.0 and self._damping > 0.0):
+            raise ValueError('singular_threshold must be >= 0 and damping > 0')
+        self._timing = Timing()
+        self._models = ModelSource(self)
+        self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.create_service(OperationalSpace, '~/operational_space', self._operational_space)
+        self.create_timer(period, self._publish_diagnostics)
+
+    @guarded
+    def _operational_space(self, request, response):
+        start = time.perf_counter()
+        model = self._models.require()
+        vectors = JointVectorMap(model.joint_names)
+        names = list(request.state.name)
+        q = vectors.vector(names, request.state.position, 'state.position')
+        qd = vectors.vector(names, request.state.velocity, 'state.velocity', default=0.0)
+        axes = list(request.axes) or None
+        space = model.operational_space(
+            q, qd, request.link, frame=request.frame or 'world_aligned', axes=axes,
+            reference_link=request.reference_link or None,
+            singular_threshold=self._threshold, damping=self._damping)
+        rows = list(space.axes)
+        response.joint_names = list(model.joint_names)
+        response.pose = pose_message(space.pose)
+        response.jacobian = matrix_message(space.J)
+        response.jacobian_dot_qd = space.jdot_qd.tolist()
+        response.task_inertia = matrix_message(space.Lambda)
+        response.mu = space.mu.tolist()
+        response.p = space.p.tolist()
+        response.dynamically_consistent_inverse = matrix_message(space.J_bar)
+        response.null_space_projector = matrix_message(space.N)
+        response.degenerate = space.degenerate
+        response.regularization = space.regularization
+        if request.has_wrench and request.has_acceleration:
+            raise ValueError('give a task wrench or a task acceleration, not both')
+        force = None
+        if request.has_wrench:
+            f, t = request.wrench.force, request.wrench.torque
+            force = np.array([f.x, f.y, f.z, t.x, t.y, t.z])[rows]
+        elif request.has_acceleration:
+            force = space.task_force(list(request.acceleration))
+        if force is not None:
+            tau0 = vectors.vector(list(request.null_space_joint_names),
+                                  request.null_space_torque, 'null_space_torque', default=0.0)
+            response.effort = space.joint_torque(force, tau0).tolist()
+        self._timing.add(time.perf_counter() - start)
+        return response
+
+    def _publish_diagnostics(self) -> None:
+        models = self._models
+        status = DiagnosticStatus(name=f'{self.get_fully_qualified_name()}: operational space',
+                                  hardware_id=models.model.name if models.model else '')
+        if models.model is None:
+            status.level, status.message = DiagnosticStatus.ERROR, models.error or 'no model'
+        else:
+            status.level, status.message = DiagnosticStatus.OK, f'model from {models.source}'
+        status.values = [KeyValue(key=f'service_{k}', value=v)
+                         for k, v in self._timing.summary().items()]
+        array = DiagnosticArray(status=[status])
+        array.header.stamp = self.get_clock().now().to_msg()
+        self._diagnostics.publish(array)
+
+
+main = main_for(OperationalSpaceNode)
