@@ -1,0 +1,594 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Forward-dynamics simulator node: a simulated arm that behaves like hardware under ros2_control.
+
+The physics (``ros_dynamics.simulation.Simulator``: articulated-body forward
+dynamics, RK4 or semi-implicit Euler, effort saturation, damping, smoothed
+Coulomb friction, stiff damped limit stops) runs in a thread of its own at a
+fixed step ``dt``, paced by absolute wall-clock deadlines when
+``real_time_factor`` > 0 (no drift), or as fast as possible when it is 0.
+
+Topics (all remappable; ``~/`` names are under the node's name, e.g.
+``/simulator/commands`` like a ros2_control controller's ``/<controller>/commands``):
+
+* in ``~/commands`` (``std_msgs/Float64MultiArray``): efforts ordered by the
+  ``joints`` parameter, what a ros2_control effort controller receives;
+* in ``~/joint_commands`` (``sensor_msgs/JointState``): efforts by joint name;
+* in ``~/external_wrench`` (``geometry_msgs/WrenchStamped``): a wrench acting on
+  the link named by ``header.frame_id``, at the link origin, in the root
+  (world) frame's axes (the project's wrench convention); it stays applied
+  until replaced (a zero wrench removes it) or the simulator is reset;
+* out ``joint_states`` (``sensor_msgs/JointState``) at ``publish_rate`` Hz of
+  sim time, stamped with sim time (effort = applied effort);
+* out ``/clock`` (``rosgraph_msgs/Clock``) every step when ``publish_clock``;
+* out ``/diagnostics``: model, health, achieved real-time factor, step times.
+
+Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``),
+``~/step`` (``ros_dynamics_interfaces/SimStep``, only while paused),
+``~/set_state`` (``ros_dynamics_interfaces/SetJointState``).
+
+Health: a non-finite state, or total energy growing by more than
+``energy_tolerance`` (relative, of max(1 J, |E|)) while no effort or wrench is
+applied, pauses the simulation (the state stays at the last good step), is
+logged and reported on ``/diagnostics``; the node keeps answering services.
+"""
+
+import math
+import sys
+import threading
+import time
+from typing import Optional
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import WrenchStamped
+import numpy as np
+import rclpy
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_dynamics.nodes.common import main_for, ModelSource, Timing
+from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.simulation import SimulationDiverged, Simulator
+from ros_dynamics_interfaces.srv import SetJointState, SimStep
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import SetBool, Trigger
+
+INTEGRATORS = ('rk4', 'semi_implicit_euler')
+PAUSED_PUBLISH_PERIOD = 0.1   # s of wall time between joint_states while paused
+
+
+class SimulatorNode(Node):
+    """Integrate a URDF arm's forward dynamics and serve it like robot hardware."""
+
+    def __init__(self) -> None:
+        """Declare parameters, load the model, create the interfaces, start the physics."""
+        super().__init__('simulator')
+        self._lock = threading.RLock()           # guards the simulator and the inputs
+        self._wake = threading.Event()           # physics thread: something changed
+        self._stop = threading.Event()
+        self._sim: Optional[Simulator] = None
+        self._vectors: Optional[JointVectorMap] = None
+        self._command_index: Optional[list] = None
+        self._effort = np.zeros(0)
+        self._wrenches: dict = {}
+        self._q0 = np.zeros(0)
+        self._paused = False
+        self._fault = ''
+        self._holding = False
+        self._last_command_time: Optional[float] = None
+        self._timeout_logged = False
+        self._effort_applied = False
+        self._steps = 0
+        self._step_timing = Timing(5000)
+        self._config_error = ''
+        self._read_parameters()
+        self._paused = self._start_paused
+
+        self._joint_state_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self._clock_pub = self.create_publisher(Clock, '/clock', 10)
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        self.create_subscription(Float64MultiArray, '~/commands', self._on_commands, fast)
+        self.create_subscription(JointState, '~/joint_commands', self._on_joint_commands, fast)
+        self.create_subscription(WrenchStamped, '~/external_wrench', self._on_wrench, fast)
+        self.create_service(Trigger, '~/reset', self._on_reset)
+        self.create_service(SetBool, '~/pause', self._on_pause)
+        self.create_service(SimStep, '~/step', self._on_step)
+        self.create_service(SetJointState, '~/set_state', self._on_set_state)
+
+        self._models = ModelSource(self, on_change=self._on_model)
+        self._diagnostics_timer = self.create_timer(self._diagnostics_period, self._diagnose)
+        if self._report_period > 0:
+            self._report_timer = self.create_timer(self._report_period, self._report_pose)
+        self._rtf_window = (time.monotonic(), self._sim_time())
+        self._thread = threading.Thread(target=self._run, name='physics', daemon=True)
+        self._thread.start()
+
+    # ----------------------------------------------------------------- parameters
+    def _read_parameters(self) -> None:
+        declare = self.declare_parameter
+        self._dt = float(declare('dt', 0.001).value)
+        self._integrator = str(declare('integrator', 'rk4').value)
+        self._rtf = float(declare('real_time_factor', 1.0).value)
+        self._publish_clock = bool(declare('publish_clock', True).value)
+        self._publish_rate = float(declare('publish_rate', 500.0).value)
+        self._command_timeout = float(declare('command_timeout', 0.5).value)
+        self._joints = list(declare('joints', ['']).value)
+        self._gravity = list(declare('gravity', [0.0, 0.0, -9.81]).value)
+        self._use_damping = bool(declare('damping', True).value)
+        self._use_friction = bool(declare('friction', True).value)
+        self._use_limits = bool(declare('position_limits', True).value)
+        self._hold_until_command = bool(declare('hold_until_command', False).value)
+        self._start_paused = bool(declare('start_paused', False).value)
+        self._friction_velocity = float(declare('friction_velocity', 1e-3).value)
+        self._energy_tolerance = float(declare('energy_tolerance', 1e-3).value)
+        self._diagnostics_period = float(declare('diagnostics_period', 1.0).value)
+        self._report_period = float(declare('pose_report_period', 0.0).value)
+        self._joints = [name for name in self._joints if name]
+        problems = []
+        if not (math.isfinite(self._dt) and self._dt > 0):
+            problems.append(f'dt must be > 0 s, got {self._dt}')
+        if self._integrator not in INTEGRATORS:
+            problems.append(f'integrator must be one of {", ".join(INTEGRATORS)}, '
+                            f'got {self._integrator!r}')
+        if not (math.isfinite(self._rtf) and self._rtf >= 0):
+            problems.append(f'real_time_factor must be >= 0 (0 = as fast as possible), '
+                            f'got {self._rtf}')
+        if not (math.isfinite(self._publish_rate) and self._publish_rate > 0):
+            problems.append(f'publish_rate must be > 0 Hz, got {self._publish_rate}')
+        if not (self._command_timeout >= 0):
+            problems.append(f'command_timeout must be >= 0 s (0 = never), '
+                            f'got {self._command_timeout}')
+        if len(self._gravity) != 3 or not all(math.isfinite(g) for g in self._gravity):
+            problems.append(f'gravity must be 3 finite numbers (m/s^2), got {self._gravity}')
+        if not (self._energy_tolerance > 0):
+            problems.append(f'energy_tolerance must be > 0, got {self._energy_tolerance}')
+        if not (self._friction_velocity > 0):
+            problems.append(f'friction_velocity must be > 0 rad/s, got {self._friction_velocity}')
+        if not (self._diagnostics_period > 0):
+            problems.append(f'diagnostics_period must be > 0 s, got {self._diagnostics_period}')
+        if not (self._report_period >= 0):
+            problems.append(f'pose_report_period must be >= 0 s, got {self._report_period}')
+        if problems:
+            raise ValueError('simulator parameters: ' + '; '.join(problems))
+        self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
+
+    # ----------------------------------------------------------------- model
+    def _on_model(self, model) -> None:
+        """Build a fresh simulator for a (re)loaded model, starting from the initial state."""
+        model.gravity = self._gravity
+        vectors = JointVectorMap(model.joint_names)
+        q0 = self._initial_positions(model, vectors)
+        joints = self._joints or list(model.joint_names)
+        try:
+            command_index = vectors.indices(joints, 'parameter joints')
+            config_error = ''
+        except ValueError as error:
+            command_index, config_error = None, str(error)
+            self.get_logger().error(f'{error}: commands on the commands topic are ignored')
+        simulator = Simulator(model, dt=self._dt, integrator=self._integrator, q0=q0,
+                              damping=self._use_damping, friction=self._use_friction,
+                              limits=self._use_limits,
+                              friction_velocity=self._friction_velocity,
+                              energy_tolerance=self._energy_tolerance)
+        with self._lock:
+            self._sim, self._vectors, self._q0 = simulator, vectors, q0
+            self._command_index, self._config_error = command_index, config_error
+            self._joint_names = list(model.joint_names)
+            self._clear_inputs()
+            self._fault = ''
+        self._wake.set()
+
+    def _initial_positions(self, model, vectors: JointVectorMap) -> np.ndarray:
+        """Return ``initial_positions.<joint>`` values, default 0 clamped into the limits."""
+        q0 = np.clip(np.zeros(model.dof), model.lower, model.upper)
+        overrides = getattr(self, '_parameter_overrides', {})
+        for name in overrides:
+            if name.startswith('initial_positions.') and name[18:] not in vectors.index:
+                self.get_logger().warning(f'parameter {name}: {name[18:]!r} is not a joint of '
+                                          f'{model.name!r}; ignored')
+        for k, joint in enumerate(model.joint_names):
+            parameter = f'initial_positions.{joint}'
+            if not self.has_parameter(parameter):
+                self.declare_parameter(parameter, float(q0[k]))
+            value = float(self.get_parameter(parameter).value)
+            if not math.isfinite(value):
+                raise ValueError(f'parameter {parameter} must be finite, got {value}')
+            if not (model.lower[k] <= value <= model.upper[k]):
+                self.get_logger().warning(
+                    f'parameter {parameter} = {value} is outside the joint limits '
+                    f'[{model.lower[k]}, {model.upper[k]}]; clamped')
+            q0[k] = min(max(value, model.lower[k]), model.upper[k])
+        return q0
+
+    def _clear_inputs(self) -> None:
+        """Drop every command and wrench (under the lock)."""
+        dof = self._sim.robot.dof if self._sim is not None else 0
+        self._effort = np.zeros(dof)
+        self._effort_applied = False
+        self._wrenches = {}
+        self._last_command_time = None
+        self._timeout_logged = False
+        self._holding = self._hold_until_command
+        if self._sim is not None:
+            self._sim.set_effort(self._effort)
+            self._sim.set_wrenches(None)
+
+    # ----------------------------------------------------------------- inputs
+    def _on_commands(self, message: Float64MultiArray) -> None:
+        with self._lock:
+            if self._sim is None or self._command_index is None:
+                return
+            if len(message.data) != len(self._command_index):
+                self.get_logger().warning(
+                    f'commands: {len(message.data)} values for {len(self._command_index)} '
+                    'joints (parameter joints); ignored', throttle_duration_sec=5.0)
+                return
+            effort = np.zeros(self._sim.robot.dof)
+            effort[self._command_index] = message.data
+            self._accept_effort(effort)
+
+    def _on_joint_commands(self, message: JointState) -> None:
+        with self._lock:
+            if self._sim is None:
+                return
+            if len(message.effort) != len(message.name):
+                self.get_logger().warning(
+                    f'joint_commands: {len(message.effort)} efforts for {len(message.name)} '
+                    'names; ignored', throttle_duration_sec=5.0)
+                return
+            effort = (self._effort.copy() if self._command_fresh()
+                      else np.zeros(self._sim.robot.dof))
+            for name, value in zip(message.name, message.effort):
+                k = self._vectors.index.get(name)
+                if k is None:
+                    self.get_logger().warning(f'joint_commands: unknown joint {name!r}; ignored',
+                                              throttle_duration_sec=5.0)
+                    continue
+                effort[k] = value
+            self._accept_effort(effort)
+
+    def _accept_effort(self, effort: np.ndarray) -> None:
+        self._effort = effort
+        self._effort_applied = False
+        self._last_command_time = self._sim.t
+        if self._timeout_logged:
+            self.get_logger().info('commands resumed')
+        self._timeout_logged = False
+        if self._holding:
+            self._holding = False
+            self.get_logger().info('first command received: joints released')
+
+    def _on_wrench(self, message: WrenchStamped) -> None:
+        link = message.header.frame_id.lstrip('/')
+        force, torque = message.wrench.force, message.wrench.torque
+        wrench = np.array([force.x, force.y, force.z, torque.x, torque.y, torque.z])
+        with self._lock:
+            if self._sim is None:
+                return
+            if link not in self._sim.robot.link_names:
+                self.get_logger().warning(
+                    f'external_wrench: frame_id {link!r} is not a link of the robot; ignored',
+                    throttle_duration_sec=5.0)
+                return
+            if not np.all(np.isfinite(wrench)):
+                self.get_logger().warning(f'external_wrench on {link!r} is not finite; ignored',
+                                          throttle_duration_sec=5.0)
+                return
+            if np.any(wrench != 0.0):
+                self._wrenches[link] = wrench
+            else:
+                self._wrenches.pop(link, None)
+            self._sim.set_wrenches(self._wrenches)
+
+    def _command_fresh(self) -> bool:
+        if self._last_command_time is None:
+            return False
+        return (self._command_timeout == 0
+                or self._sim.t - self._last_command_time <= self._command_timeout)
+
+    def _update_effort(self) -> None:
+        """Hand the simulator the current command, or zero once the commands timed out."""
+        if self._command_fresh():
+            if not self._effort_applied:
+                self._sim.set_effort(self._effort)
+                self._effort_applied = True
+            return
+        if self._last_command_time is not None and not self._timeout_logged:
+            self._timeout_logged = True
+            self._sim.set_effort(np.zeros(self._sim.robot.dof))
+            self._effort_applied = False
+            self.get_logger().warning(
+                f'no command for {self._command_timeout} s of sim time: applied effort '
+                'dropped to zero')
+
+    # ----------------------------------------------------------------- physics
+    def _sim_time(self) -> float:
+        sim = self._sim
+        return sim.t if sim is not None else 0.0
+
+    def _advance(self) -> bool:
+        """Take one step under the lock; return False (and pause) when the step failed."""
+        sim = self._sim
+        start = time.perf_counter()
+        if self._holding:
+            sim.t += sim.dt       # brakes on: time runs, the joints stay where they are
+        else:
+            self._update_effort()
+            try:
+                sim.step()
+            except SimulationDiverged as error:
+                self._pause_for(f'simulation diverged: {error}')
+                return False
+        self._step_timing.add(time.perf_counter() - start)
+        self._steps += 1
+        return True
+
+    def _pause_for(self, reason: str) -> None:
+        self._paused = True
+        self._fault = reason
+        self.get_logger().error(f'{reason}; simulation paused (call ~/reset or ~/set_state, '
+                                'then ~/pause false)')
+        self._diagnose()
+
+    def _run(self) -> None:
+        """Physics loop: step, publish, pace to absolute deadlines."""
+        try:
+            self._loop()
+        except Exception as error:  # noqa: B902 - the thread dies only at shutdown
+            if rclpy.ok(context=self.context) and not self._stop.is_set():
+                self.get_logger().fatal(f'physics thread failed: {error!r}')
+                raise
+
+    def _loop(self) -> None:
+        anchor = None          # (wall time, sim time) the deadlines count from
+        last_paused_publish = 0.0
+        while not self._stop.is_set():
+            with self._lock:
+                running = self._sim is not None and not self._paused
+            if not running:
+                anchor = None
+                now = time.monotonic()
+                if self._sim is not None and now - last_paused_publish > PAUSED_PUBLISH_PERIOD:
+                    last_paused_publish = now
+                    with self._lock:
+                        self._publish_state()
+                self._wake.wait(PAUSED_PUBLISH_PERIOD)
+                self._wake.clear()
+                continue
+            with self._lock:
+                if self._sim is None or self._paused:
+                    continue
+                ok = self._advance()
+                if ok:
+                    self._publish_step()
+                sim_time = self._sim.t
+            if not ok:
+                continue
+            if self._rtf > 0:
+                now = time.monotonic()
+                if anchor is None:
+                    anchor = (now, sim_time)
+                deadline = anchor[0] + (sim_time - anchor[1]) / self._rtf
+                if deadline > now:
+                    time.sleep(deadline - now)
+                elif now - deadline > 0.5:
+                    anchor = (now, sim_time)   # far behind: do not race to catch up
+            elif self._steps % 20 == 0:
+                time.sleep(0)                  # let the executor threads take the GIL
+
+    def _publish_step(self) -> None:
+        if self._publish_clock:
+            self._clock_pub.publish(Clock(clock=self._stamp()))
+        if self._steps % self._publish_every == 0:
+            self._publish_state()
+
+    def _stamp(self):
+        sim_time = self._sim.t
+        seconds = math.floor(sim_time)
+        stamp = Clock().clock
+        stamp.sec = int(seconds)
+        stamp.nanosec = min(int(round((sim_time - seconds) * 1e9)), 999999999)
+        return stamp
+
+    def _state_message(self) -> JointState:
+        sim = self._sim
+        message = JointState()
+        message.header.stamp = self._stamp()
+        message.name = self._joint_names
+        message.position = sim.q.tolist()
+        message.velocity = sim.qd.tolist()
+        message.effort = (sim.effort if not self._holding else np.zeros(sim.robot.dof)).tolist()
+        return message
+
+    def _publish_state(self) -> None:
+        self._joint_state_pub.publish(self._state_message())
+
+    # ----------------------------------------------------------------- services
+    def _require_sim(self) -> Simulator:
+        if self._sim is None:
+            raise RuntimeError(f'no robot model loaded yet: {self._models.error}')
+        return self._sim
+
+    def _on_reset(self, request: Trigger.Request, response: Trigger.Response):
+        with self._lock:
+            try:
+                sim = self._require_sim()
+            except RuntimeError as error:
+                response.success, response.message = False, str(error)
+                return response
+            sim.set_state(self._q0, np.zeros(sim.robot.dof))
+            self._clear_inputs()
+            fault, self._fault = self._fault, ''
+            response.success = True
+            response.message = (f'reset to the initial state at t = {sim.t:.6f} s'
+                                + (f' (cleared: {fault})' if fault else '')
+                                + ('; still paused' if self._paused else ''))
+            self._publish_state()
+        self._wake.set()
+        return response
+
+    def _on_pause(self, request: SetBool.Request, response: SetBool.Response):
+        with self._lock:
+            if not request.data and self._sim is not None and not (
+                    np.all(np.isfinite(self._sim.q)) and np.all(np.isfinite(self._sim.qd))):
+                response.success = False
+                response.message = 'the state is not finite: call ~/reset or ~/set_state first'
+                return response
+            self._paused = bool(request.data)
+            if not self._paused:
+                self._fault = ''
+            response.success = True
+            response.message = (f'paused at t = {self._sim_time():.6f} s' if self._paused
+                                else f'running from t = {self._sim_time():.6f} s')
+        self._wake.set()
+        return response
+
+    def _on_step(self, request: SimStep.Request, response: SimStep.Response):
+        with self._lock:
+            try:
+                self._require_sim()
+                if not self._paused:
+                    raise RuntimeError('~/step works only while paused (call ~/pause true)')
+                if self._fault:
+                    raise RuntimeError(f'paused by a fault: {self._fault} (call ~/reset or '
+                                       '~/set_state first)')
+                if request.steps < 1:
+                    raise ValueError(f'steps must be >= 1, got {request.steps}')
+                done = 0
+                for _ in range(request.steps):
+                    if not self._advance():
+                        break
+                    self._publish_step()
+                    done += 1
+                response.success = done == request.steps
+                response.message = (f'{done} steps' if response.success else
+                                    f'stopped after {done} of {request.steps} steps: '
+                                    f'{self._fault}')
+                # a divergence during the steps must not leave the step service usable blindly
+            except (ValueError, RuntimeError) as error:
+                response.success, response.message = False, str(error)
+            if self._sim is not None:
+                response.sim_time = self._sim.t
+                response.state = self._state_message()
+        return response
+
+    def _on_set_state(self, request: SetJointState.Request,
+                      response: SetJointState.Response):
+        with self._lock:
+            try:
+                sim = self._require_sim()
+                indices = self._vectors.indices(request.name, 'name')
+                q, qd = sim.q.copy(), sim.qd.copy()
+                for field, values, target in (('position', request.position, q),
+                                              ('velocity', request.velocity, qd)):
+                    if len(values) == 0:
+                        continue
+                    if len(values) != len(request.name):
+                        raise ValueError(f'{field}: {len(values)} values for '
+                                         f'{len(request.name)} names')
+                    for k, name, value in zip(indices, request.name, values):
+                        if not math.isfinite(value):
+                            raise ValueError(f'{field}: joint {name!r} is {value} '
+                                             '(must be finite)')
+                        target[k] = value
+                model = sim.robot
+                outside = [f'{name} = {q[k]:.6g} not in [{model.lower[k]:.6g}, '
+                           f'{model.upper[k]:.6g}]'
+                           for k, name in enumerate(model.joint_names)
+                           if self._use_limits and not model.lower[k] <= q[k] <= model.upper[k]]
+                if outside:
+                    raise ValueError('position outside the joint limits: ' + ', '.join(outside))
+                sim.set_state(q, qd)
+                fault, self._fault = self._fault, ''
+                response.success = True
+                response.message = 'state set' + (f' (cleared: {fault})' if fault else '')
+                self._publish_state()
+            except (ValueError, RuntimeError) as error:
+                response.success, response.message = False, str(error)
+            if self._sim is not None:
+                response.state = self._state_message()
+        self._wake.set()
+        return response
+
+    # ----------------------------------------------------------------- diagnostics
+    def _diagnose(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            sim_time = self._sim_time()
+            wall0, sim0 = self._rtf_window
+            self._rtf_window = (now, sim_time)
+            achieved = (sim_time - sim0) / (now - wall0) if now > wall0 else 0.0
+            status = DiagnosticStatus(name=f'{self.get_fully_qualified_name()}: simulator',
+                                      hardware_id=self._sim.robot.name if self._sim else '')
+            if self._sim is None:
+                status.level, status.message = DiagnosticStatus.ERROR, (
+                    f'no model: {self._models.error}' if hasattr(self, '_models') else 'no model')
+            elif self._fault:
+                status.level, status.message = DiagnosticStatus.ERROR, f'paused: {self._fault}'
+            elif self._config_error:
+                status.level, status.message = DiagnosticStatus.WARN, self._config_error
+            elif self._paused:
+                status.level, status.message = DiagnosticStatus.OK, 'paused'
+            elif self._last_command_time is not None and not self._command_fresh():
+                status.level, status.message = DiagnosticStatus.WARN, 'command timeout'
+            else:
+                status.level, status.message = DiagnosticStatus.OK, 'running'
+            values = {'sim_time_s': f'{sim_time:.6f}', 'steps': str(self._steps),
+                      'paused': str(self._paused), 'fault': self._fault,
+                      'dt_s': repr(self._dt), 'integrator': self._integrator,
+                      'real_time_factor_target': repr(self._rtf),
+                      'real_time_factor_achieved': f'{achieved:.3f}'}
+            if self._sim is not None:
+                values['energy_J'] = f'{self._sim.energy():.9g}'
+            values.update({f'step_{key}': value
+                           for key, value in self._step_timing.summary().items()})
+        status.values = [KeyValue(key=key, value=value) for key, value in values.items()]
+        array = DiagnosticArray(status=[status])
+        array.header.stamp = self.get_clock().now().to_msg()
+        self._diagnostics_pub.publish(array)
+
+    def _report_pose(self) -> None:
+        """Log how far the joints are from the initial pose (the gravity-compensation check)."""
+        with self._lock:
+            if self._sim is None:
+                return
+            error = np.abs(self._sim.q - self._q0)
+            worst = int(np.argmax(error))
+            status = ('paused: ' + self._fault if self._fault else
+                      'paused' if self._paused else
+                      'holding until the first command' if self._holding else 'running')
+            rms = np.sqrt(np.mean(error ** 2))
+            self.get_logger().info(
+                f'sim t = {self._sim.t:8.3f} s, pose error vs initial: max '
+                f'{error[worst] * 1e3:.3g} mrad ({self._joint_names[worst]}), rms {rms * 1e3:.3g} '
+                f'mrad; applied effort norm {np.linalg.norm(self._sim.effort):.3f} N m; {status}')
+
+    def destroy_node(self) -> None:
+        """Stop the physics thread before the node goes away."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout=5.0)
+        super().destroy_node()
+
+
+def main(args=None) -> None:
+    """Run the simulator node until SIGINT or SIGTERM."""
+    # a short GIL switch interval: the executor's callbacks are not starved by the physics
+    sys.setswitchinterval(0.0005)
+    main_for(SimulatorNode)(args)

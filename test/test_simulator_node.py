@@ -1,0 +1,336 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The simulator node over real ROS: the installed executable in a subprocess.
+
+Each test starts ``simulator_node`` in a namespace of its own (``/clock`` and
+``/diagnostics`` remapped into it) and drives it through its topics and
+services. Most checks run the simulator paused and advance it with
+``~/step``, so they are deterministic and independent of machine speed; the
+results are compared with the ROS-free core (``ros_dynamics.simulation``),
+the same physics called directly.
+"""
+
+import math
+import os
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import WrenchStamped
+import numpy as np
+import pytest
+from ros_dynamics import RobotModel
+from ros_dynamics.simulation import Simulator
+from ros_dynamics_interfaces.srv import SetJointState, SimStep
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import SetBool, Trigger
+
+pytestmark = pytest.mark.ros
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ARM_2R = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+
+
+class Sim:
+    """A simulator node process plus a client node in the same namespace."""
+
+    def __init__(self, urdf: str, **parameters) -> None:
+        self.ns = unique_namespace()
+        parameters = {'urdf_path': urdf, **parameters}
+        self.process = NodeProcess('simulator_node', self.ns, parameters,
+                                   remappings={'/clock': f'{self.ns}/clock',
+                                               '/diagnostics': f'{self.ns}/diagnostics'})
+        self.process.start()
+        self.client = RosClient(self.ns)
+        self.node = self.client.node
+        self.states = []
+        self.diagnostics = []
+        self.node.create_subscription(JointState, 'joint_states', self.states.append, 100)
+        self.node.create_subscription(DiagnosticArray, 'diagnostics', self.diagnostics.append,
+                                      10)
+        self.commands = self.node.create_publisher(Float64MultiArray, 'simulator/commands', 10)
+        self.joint_commands = self.node.create_publisher(JointState, 'simulator/joint_commands',
+                                                         10)
+        self.wrenches = self.node.create_publisher(WrenchStamped, 'simulator/external_wrench',
+                                                   10)
+
+    def call(self, kind, service: str, **fields):
+        request = kind.Request(**fields)
+        return self.client.call(kind, f'simulator/{service}', request)
+
+    def step(self, steps: int) -> SimStep.Response:
+        return self.call(SimStep, 'step', steps=steps)
+
+    def wait_subscribed(self, publisher) -> None:
+        wait_for(lambda: publisher.get_subscription_count() > 0, what='the simulator subscribed')
+
+    def command(self, values) -> None:
+        self.commands.publish(Float64MultiArray(data=[float(v) for v in values]))
+
+    def step_until_effort(self, expected, steps: int = 1) -> SimStep.Response:
+        """Step until the command reached the simulator (the applied effort says so)."""
+        answers = []
+
+        def arrived():
+            answers.append(self.step(steps))
+            assert answers[-1].success, answers[-1].message
+            return np.allclose(answers[-1].state.effort, expected)
+        wait_for(arrived, what=f'applied effort {expected}')
+        return answers[-1]
+
+    def close(self) -> None:
+        self.client.close()
+        code = self.process.stop()
+        assert 'Traceback' not in self.process.output(), self.process.output()
+        assert code == 0, f'simulator exited with {code}:\n{self.process.output()}'
+
+
+@pytest.fixture
+def sims():
+    started = []
+
+    def start(urdf: str, **parameters) -> Sim:
+        started.append(Sim(urdf, **parameters))
+        return started[-1]
+    yield start
+    for sim in started:
+        sim.close()
+
+
+def vector(state: JointState, names) -> np.ndarray:
+    return np.array([state.position[list(state.name).index(n)] for n in names])
+
+
+def test_step_matches_the_core_and_services_answer(sims):
+    sim = sims(ARM_2R, start_paused=True, publish_clock=False)
+    robot = RobotModel.from_urdf_file(ARM_2R)
+    core = Simulator(robot, dt=1e-3)
+    answer = sim.call(SetJointState, 'set_state', name=['elbow', 'shoulder'],
+                      position=[0.7, -0.4], velocity=[])
+    assert answer.success, answer.message
+    assert list(answer.state.name) == list(robot.joint_names)
+    assert np.allclose(vector(answer.state, ['shoulder', 'elbow']), [-0.4, 0.7])
+    core.set_state([-0.4, 0.7], [0.0, 0.0])
+    answer = sim.step(250)
+    assert answer.success, answer.message
+    core.step(250)
+    assert np.allclose(answer.state.position, core.q, atol=1e-12, rtol=0)
+    assert np.allclose(answer.state.velocity, core.qd, atol=1e-12, rtol=0)
+    assert np.linalg.norm(core.qd) > 0.1   # it really swung
+    assert math.isclose(answer.sim_time, 0.25, abs_tol=1e-9)
+    stamp = answer.state.header.stamp
+    assert math.isclose(stamp.sec + stamp.nanosec * 1e-9, 0.25, abs_tol=1e-6)
+
+    # errors are answers, and the node keeps serving
+    bad = sim.call(SetJointState, 'set_state', name=['wrist'], position=[0.0], velocity=[])
+    assert not bad.success and 'wrist' in bad.message
+    bad = sim.call(SetJointState, 'set_state', name=['elbow'], position=[0.0, 1.0], velocity=[])
+    assert not bad.success and '2 values for 1 names' in bad.message
+    bad = sim.call(SetJointState, 'set_state', name=['elbow'], position=[math.nan],
+                   velocity=[])
+    assert not bad.success and 'finite' in bad.message
+    assert not sim.step(0).success
+
+    # velocities alone, positions kept
+    answer = sim.call(SetJointState, 'set_state', name=['shoulder'], position=[],
+                      velocity=[2.0])
+    assert answer.success
+    assert np.allclose(answer.state.position, core.q, atol=1e-12)
+    assert vector(answer.state, ['shoulder'])[0] == pytest.approx(core.q[0])
+    assert answer.state.velocity[0] == 2.0
+
+    # reset: the initial state (zeros), time keeps running forward
+    answer = sim.call(Trigger, 'reset')
+    assert answer.success, answer.message
+    answer = sim.step(1)
+    assert answer.sim_time == pytest.approx(0.251)
+    zero = Simulator(robot, dt=1e-3)
+    zero.step(1)
+    assert np.allclose(answer.state.position, zero.q, atol=1e-12)
+
+    # run: joint_states at 500 Hz of sim time, stamped with sim time; step refused while running
+    assert sim.call(SetBool, 'pause', data=False).success
+    wait_for(lambda: len([s for s in sim.states if stamp_of(s) > 0.3]) > 60,
+             what='joint_states while running')
+    running = sim.step(1)
+    assert not running.success and 'paused' in running.message
+    assert sim.call(SetBool, 'pause', data=True).success
+    stamps = np.array([stamp_of(s) for s in sim.states if stamp_of(s) > 0.3])
+    steps = np.diff(stamps)
+    assert np.median(steps) == pytest.approx(0.002, abs=1e-6)
+    assert np.all(steps >= 0)   # non-decreasing (a paused simulator repeats its stamp)
+    # paused: time stands still, the state is still published
+    frozen = sim.step(1).sim_time - 0.001
+    count = len(sim.states)
+    wait_for(lambda: len(sim.states) > count + 1, what='joint_states while paused')
+    assert stamp_of(sim.states[-1]) == pytest.approx(frozen + 0.001, abs=1e-6)
+
+
+def stamp_of(state: JointState) -> float:
+    return state.header.stamp.sec + state.header.stamp.nanosec * 1e-9
+
+
+def test_command_timeout_saturation_and_named_efforts(sims):
+    sim = sims(ARM_2R, start_paused=True, publish_clock=False, command_timeout=0.05,
+               gravity=[0.0, 0.0, 0.0])
+    limit = RobotModel.from_urdf_file(ARM_2R).effort_limit   # 500 N m each
+    sim.wait_subscribed(sim.commands)
+    sim.command([3.0, -2.0])
+    answer = sim.step_until_effort([3.0, -2.0])
+    # saturation at the URDF effort limit
+    sim.command([1e4, -1e4])
+    answer = sim.step_until_effort([limit[0], -limit[1]])
+    assert answer.state.effort[0] == 500.0
+    # efforts by name on ~/joint_commands: unnamed joints keep their command
+    sim.wait_subscribed(sim.joint_commands)
+    sim.joint_commands.publish(JointState(name=['elbow'], effort=[7.5]))
+    sim.step_until_effort([limit[0], 7.5])
+    # no command for 0.05 s of sim time: the effort drops to zero, logged once
+    answer = sim.step(49)
+    assert np.allclose(answer.state.effort, [limit[0], 7.5])
+    answer = sim.step(10)
+    assert np.allclose(answer.state.effort, [0.0, 0.0])
+    sim.step(100)
+    assert sim.process.output().count('dropped to zero') == 1
+    # a new command applies again
+    sim.command([1.0, 1.0])
+    sim.step_until_effort([1.0, 1.0])
+    assert 'commands resumed' in sim.process.output()
+
+
+def test_position_limit_is_a_stop(sims):
+    robot = RobotModel.from_urdf_file(PANDA)
+    sim = sims(PANDA, start_paused=True, publish_clock=False, command_timeout=0.0,
+               gravity=[0.0, 0.0, 0.0])
+    sim.wait_subscribed(sim.commands)
+    push = np.zeros(robot.dof)
+    push[0] = robot.effort_limit[0]      # full effort on joint 1 toward its upper limit
+    sim.command(push)
+    sim.step_until_effort(push)
+    core = Simulator(robot, dt=1e-3)
+    core.robot.gravity = [0.0, 0.0, 0.0]
+    core.set_effort(push)
+    start = sim.call(SetJointState, 'set_state', name=list(robot.joint_names),
+                     position=core.q.tolist(), velocity=[0.0] * robot.dof)
+    assert start.success, start.message
+    free = RobotModel.from_urdf_file(PANDA)
+    free.gravity = [0.0, 0.0, 0.0]
+    unlimited = Simulator(free, dt=1e-3, limits=False)
+    unlimited.set_effort(push)
+    positions = []
+    for _ in range(15):                  # 3 s of sim time
+        answer = sim.step(200)
+        assert answer.success, answer.message
+        positions.append(answer.state.position[0])
+        core.step(200)
+        unlimited.step(200)
+        assert answer.state.position[0] == pytest.approx(core.q[0], abs=1e-9)
+    upper = robot.upper[0]
+    assert unlimited.q[0] > upper + 3.0  # without the stop the joint would run far past it
+    assert max(positions) > upper        # it reached the stop (a stiff spring: it yields a bit)
+    assert max(positions) < upper + 0.2  # and was stopped there, not tunnelled through
+    assert abs(answer.state.velocity[0]) < 1e-2
+    assert np.ptp(positions[-5:]) < 1e-2  # resting against the stop
+
+
+def test_steady_tip_wrench_is_held_by_minus_jacobian_transpose_force(sims):
+    robot = RobotModel.from_urdf_file(PANDA)
+    q0 = np.array([0.2, 0.4, -0.3, -1.6, 0.2, 1.9, 0.5])
+    force = np.array([15.0, -10.0, 20.0, 0.0, 0.5, 0.0])    # N and N m on the TCP, world axes
+    tau = (robot.gravity_torques(q0)
+           - robot.jacobian(q0, 'panda_hand_tcp').T @ force)
+    assert np.all(np.abs(tau) < robot.effort_limit)
+    sim = sims(PANDA, start_paused=True, publish_clock=False, command_timeout=0.0,
+               **{f'initial_positions.{name}': float(v)
+                  for name, v in zip(robot.joint_names, q0)})
+    sim.wait_subscribed(sim.commands)
+    sim.wait_subscribed(sim.wrenches)
+    sim.command(tau)
+    sim.step_until_effort(tau)
+    wrench = WrenchStamped()
+    wrench.header.frame_id = 'panda_hand_tcp'
+    wrench.wrench.force.x, wrench.wrench.force.y, wrench.wrench.force.z = force[:3]
+    wrench.wrench.torque.x, wrench.wrench.torque.y, wrench.wrench.torque.z = force[3:]
+
+    def drift_after(steps: int) -> float:
+        answer = sim.call(SetJointState, 'set_state', name=list(robot.joint_names),
+                          position=q0.tolist(), velocity=[0.0] * robot.dof)
+        assert answer.success, answer.message
+        answer = sim.step(steps)
+        assert answer.success, answer.message
+        return float(np.abs(np.array(answer.state.position) - q0).max())
+
+    # without the wrench, the effort -J^T F pushes the arm away
+    assert drift_after(50) > 1e-5
+    sim.wrenches.publish(wrench)
+    wait_for(lambda: drift_after(50) < 1e-9, what='the wrench to balance the effort')
+    drift = drift_after(2000)             # 2 s of sim time in equilibrium
+    assert drift < 1e-7, f'the held arm drifted {drift} rad'
+    # a zero wrench removes it: the same effort moves the arm again
+    sim.wrenches.publish(WrenchStamped(header=wrench.header))
+    wait_for(lambda: drift_after(50) > 1e-5, what='the arm moving once the wrench is removed')
+
+
+def wait_fault(sim: Sim) -> DiagnosticStatus:
+    def faulted():
+        return any(s.level == DiagnosticStatus.ERROR and 'paused' in s.message
+                   for array in sim.diagnostics for s in array.status)
+    wait_for(faulted, what='a paused-by-fault diagnostic')
+    return next(s for array in sim.diagnostics for s in array.status
+                if s.level == DiagnosticStatus.ERROR)
+
+
+def test_nan_command_pauses_and_services_keep_answering(sims):
+    sim = sims(ARM_2R, publish_clock=False, diagnostics_period=0.2)
+    sim.wait_subscribed(sim.commands)
+    wait_for(lambda: len(sim.states) > 5, what='joint_states')
+    sim.command([math.nan, 0.0])
+    status = wait_fault(sim)
+    assert 'diverged' in status.message
+    values = {kv.key: kv.value for kv in status.values}
+    assert values['paused'] == 'True'
+    assert 'simulation diverged' in sim.process.output()
+    # the state was kept finite (the last good step) and the node still serves
+    refused = sim.step(1)
+    assert not refused.success and 'fault' in refused.message
+    assert all(math.isfinite(v) for v in refused.state.position)
+    answer = sim.call(Trigger, 'reset')
+    assert answer.success and 'cleared' in answer.message
+    answer = sim.step(10)
+    assert answer.success, answer.message
+    assert all(math.isfinite(v) for v in answer.state.position)
+    assert sim.process.alive()
+
+
+def test_huge_step_pauses_on_divergence(sims):
+    sim = sims(ARM_2R, publish_clock=False, dt=0.3, real_time_factor=0.0,
+               integrator='semi_implicit_euler', diagnostics_period=0.2,
+               **{'initial_positions.shoulder': -1.0, 'initial_positions.elbow': 0.8})
+    status = wait_fault(sim)
+    assert 'diverged' in status.message
+    assert 'energy grew' in status.message or 'non-finite' in status.message
+    answer = sim.call(SetJointState, 'set_state', name=['shoulder'], position=[0.0],
+                      velocity=[])
+    assert answer.success and 'cleared' in answer.message
+    assert all(math.isfinite(v) for v in answer.state.position + answer.state.velocity)
+    assert sim.process.alive()
+
+
+def test_waits_for_a_model_on_the_topic_and_refuses_until_then(sims):
+    sim = sims('', start_paused=True)
+    answer = sim.step(1)
+    assert not answer.success and 'no robot model' in answer.message
