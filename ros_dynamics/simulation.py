@@ -173,7 +173,7 @@ class Simulator:
 
     @property
     def has_input(self) -> bool:
-        """True when an effort or a wrench is applied."""
+        """Return True when an effort or a wrench is applied."""
         return bool(np.any(self.effort != 0.0)) or any(
             np.any(w != 0.0) for w in self.wrenches.values())
 
