@@ -182,6 +182,20 @@ def test_frames(path):
             djac = pin.getFrameJacobianTimeVariation(model, data, frame, reference) @ vp
             assert relative_error(robot.jacobian_dot_qd(q, qd, link, name), djac) < TOLERANCE, \
                 (link, name)
+    if robot.dof == 0:
+        return
+    # Lambda = (J M^-1 J^T)^-1 built from Pinocchio's M and J, for the last link's position task
+    link = robot.link_names[-1]
+    jac = (pin.getFrameJacobian(model, data, model.getFrameId(link, pin.BODY),
+                                pin.LOCAL_WORLD_ALIGNED) @ g)[:3]
+    mass = g.T @ symmetric(pin.crba(model, data, qp)) @ g
+    eigenvalues = np.linalg.eigvalsh(mass)
+    lambda_inv = jac @ np.linalg.solve(mass, jac.T) if eigenvalues[0] > 1e-9 * eigenvalues[-1] \
+        else None
+    if lambda_inv is not None and np.linalg.cond(lambda_inv) < 1e4:
+        ours = robot.operational_space(q, qd, link, axes=(0, 1, 2))
+        assert not ours.degenerate
+        assert relative_error(ours.Lambda, np.linalg.inv(lambda_inv)) < 1e-8
 
 
 @pytest.mark.parametrize('relative', ['panda_description/urdf/panda.urdf',
