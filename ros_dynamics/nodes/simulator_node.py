@@ -52,6 +52,7 @@ import threading
 import time
 from typing import Optional
 
+from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
@@ -100,6 +101,7 @@ class SimulatorNode(Node):
 
         self._joint_state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self._clock_pub = self.create_publisher(Clock, '/clock', 10)
+        self._clock_message = Clock()
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self.create_subscription(Float64MultiArray, '~/commands', self._on_commands, fast)
@@ -393,17 +395,20 @@ class SimulatorNode(Node):
 
     def _publish_step(self) -> None:
         if self._publish_clock:
-            self._clock_pub.publish(Clock(clock=self._stamp()))
+            clock = self._clock_message      # reused: publish() serialises it right away
+            clock.clock.sec, clock.clock.nanosec = self._sec_nanosec()
+            self._clock_pub.publish(clock)
         if self._steps % self._publish_every == 0:
             self._publish_state()
 
-    def _stamp(self):
+    def _sec_nanosec(self) -> tuple:
         sim_time = self._sim.t
         seconds = math.floor(sim_time)
-        stamp = Clock().clock
-        stamp.sec = int(seconds)
-        stamp.nanosec = min(int(round((sim_time - seconds) * 1e9)), 999999999)
-        return stamp
+        return int(seconds), min(int(round((sim_time - seconds) * 1e9)), 999999999)
+
+    def _stamp(self) -> Time:
+        sec, nanosec = self._sec_nanosec()
+        return Time(sec=sec, nanosec=nanosec)
 
     def _state_message(self) -> JointState:
         sim = self._sim
