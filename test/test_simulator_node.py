@@ -30,12 +30,13 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
 from ros_dynamics.simulation import Simulator
 from ros_dynamics_interfaces.srv import SetJointState, SimStep
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
 
 pytestmark = pytest.mark.ros
@@ -185,14 +186,17 @@ def stamp_of(state: JointState) -> float:
 
 
 def test_command_timeout_saturation_and_named_efforts(sims):
+    # commands ordered by the joints parameter (here the reverse of the model's order)
     sim = sims(ARM_2R, start_paused=True, publish_clock=False, command_timeout=0.05,
-               gravity=[0.0, 0.0, 0.0])
-    limit = RobotModel.from_urdf_file(ARM_2R).effort_limit   # 500 N m each
+               gravity=[0.0, 0.0, 0.0], joints=['elbow', 'shoulder'])
+    robot = RobotModel.from_urdf_file(ARM_2R)
+    assert robot.joint_names == ('shoulder', 'elbow')
+    limit = robot.effort_limit   # 500 N m each
     sim.wait_subscribed(sim.commands)
     sim.command([3.0, -2.0])
-    answer = sim.step_until_effort([3.0, -2.0])
+    answer = sim.step_until_effort([-2.0, 3.0])
     # saturation at the URDF effort limit
-    sim.command([1e4, -1e4])
+    sim.command([-1e4, 1e4])
     answer = sim.step_until_effort([limit[0], -limit[1]])
     assert answer.state.effort[0] == 500.0
     # efforts by name on ~/joint_commands: unnamed joints keep their command
@@ -334,3 +338,16 @@ def test_waits_for_a_model_on_the_topic_and_refuses_until_then(sims):
     sim = sims('', start_paused=True)
     answer = sim.step(1)
     assert not answer.success and 'no robot model' in answer.message
+    # a description on the (transient local) robot_description topic loads the model
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                     reliability=ReliabilityPolicy.RELIABLE)
+    publisher = sim.node.create_publisher(String, 'robot_description', qos)
+    with open(ARM_2R, encoding='utf-8') as stream:
+        publisher.publish(String(data=stream.read()))
+    answers = []
+
+    def loaded():
+        answers.append(sim.step(1))
+        return answers[-1].success
+    wait_for(loaded, what='the model from the robot_description topic')
+    assert list(answers[-1].state.name) == ['shoulder', 'elbow']

@@ -36,6 +36,12 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
 * out ``/clock`` (``rosgraph_msgs/Clock``) every step when ``publish_clock``;
 * out ``/diagnostics``: model, health, achieved real-time factor, step times.
 
+Model source as the other nodes (``robot_description`` parameter, ``urdf_path``,
+the transient-local ``robot_description`` topic); a new description on the
+topic restarts the simulation from the initial state of the new model. The
+initial state is ``initial_positions.<joint>`` (rad or m; default 0 clamped
+into the joint limits) with zero velocity.
+
 Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``),
 ``~/step`` (``ros_dynamics_interfaces/SimStep``, only while paused),
 ``~/set_state`` (``ros_dynamics_interfaces/SetJointState``).
