@@ -307,6 +307,11 @@ def test_nan_command_pauses_and_services_keep_answering(sims):
     assert 'diverged' in status.message
     values = {kv.key: kv.value for kv in status.values}
     assert values['paused'] == 'True'
+    # the diagnostics carry the achieved real-time factor and step-time statistics
+    assert float(values['real_time_factor_target']) == 1.0
+    assert float(values['real_time_factor_achieved']) >= 0.0
+    assert float(values['step_p50_ms']) > 0.0
+    assert float(values['step_max_ms']) >= float(values['step_p99_ms'])
     assert 'simulation diverged' in sim.process.output()
     # the state was kept finite (the last good step) and the node still serves
     refused = sim.step(1)
