@@ -172,8 +172,11 @@ def test_step_matches_the_core_and_services_answer(sims):
     assert sim.call(SetBool, 'pause', data=True).success
     stamps = np.array([stamp_of(s) for s in sim.states if stamp_of(s) > 0.3])
     steps = np.diff(stamps)
-    assert np.median(steps) == pytest.approx(0.002, abs=1e-6)
     assert np.all(steps >= 0)   # non-decreasing (a paused simulator repeats its stamp)
+    # published every 2 ms of sim time (a loaded subscriber may drop some: multiples of it)
+    spacing = steps[steps > 0]
+    assert spacing.min() == pytest.approx(0.002, abs=1e-6)
+    assert np.allclose(spacing / 0.002, np.round(spacing / 0.002), atol=1e-3)
     # paused: time stands still, the state is still published
     now = sim.step(1).sim_time
 
