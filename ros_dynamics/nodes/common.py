@@ -35,6 +35,7 @@ import time
 import traceback
 from typing import Callable, Optional
 
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
 import rclpy
 from rclpy.executors import (ExternalShutdownException, MultiThreadedExecutor,
@@ -189,6 +190,29 @@ def timed(timing: Timing) -> Callable:
                 timing.add(time.perf_counter() - start)
         return wrapper
     return decorate
+
+
+def diagnostics_message(node: Node, models: ModelSource, what: str, values: dict,
+                        warning: str = '') -> DiagnosticArray:
+    """
+    Return a one-status DiagnosticArray: the model's state, a warning if any, key values.
+
+    ERROR while no model is loaded (with the reason), WARN with ``warning``,
+    else OK naming the model's source.
+    """
+    model = models.model
+    status = DiagnosticStatus(name=f'{node.get_fully_qualified_name()}: {what}',
+                              hardware_id=model.name if model else '')
+    if model is None:
+        status.level, status.message = DiagnosticStatus.ERROR, models.error or 'no model'
+    elif warning:
+        status.level, status.message = DiagnosticStatus.WARN, warning
+    else:
+        status.level, status.message = DiagnosticStatus.OK, f'model from {models.source}'
+    status.values = [KeyValue(key=k, value=str(v)) for k, v in values.items()]
+    array = DiagnosticArray(status=[status])
+    array.header.stamp = node.get_clock().now().to_msg()
+    return array
 
 
 def spin(node: Node, threads: int = 1) -> None:

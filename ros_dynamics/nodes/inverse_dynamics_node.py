@@ -47,7 +47,7 @@ import threading
 import time
 from typing import Optional
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
@@ -55,7 +55,8 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
-from ros_dynamics.nodes.common import guarded, main_for, matrix_message, ModelSource, Timing
+from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
+                                       ModelSource, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics_interfaces.msg import JointActuatorReport, LimitViolation
 from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
@@ -369,23 +370,12 @@ class InverseDynamicsNode(Node):
 
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:
-        models = self._models
-        status = DiagnosticStatus(name=f'{self.get_fully_qualified_name()}: dynamics',
-                                  hardware_id=models.model.name if models.model else '')
-        if models.model is None:
-            status.level, status.message = DiagnosticStatus.ERROR, models.error or 'no model'
-        elif self._stream_error:
-            status.level, status.message = DiagnosticStatus.WARN, self._stream_error
-        else:
-            status.level, status.message = DiagnosticStatus.OK, f'model from {models.source}'
-        values = {'mode': self._mode, 'published': str(self._published),
-                  'skipped_stale': str(self._skipped_stale)}
+        values = {'mode': self._mode, 'published': self._published,
+                  'skipped_stale': self._skipped_stale}
         values.update({f'stream_{k}': v for k, v in self._timing.summary().items()})
         values.update({f'service_{k}': v for k, v in self._service_timing.summary().items()})
-        status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
-        array = DiagnosticArray(status=[status])
-        array.header.stamp = self.get_clock().now().to_msg()
-        self._diagnostics.publish(array)
+        self._diagnostics.publish(diagnostics_message(self, self._models, 'dynamics', values,
+                                                      self._stream_error))
 
 
 main = main_for(InverseDynamicsNode)

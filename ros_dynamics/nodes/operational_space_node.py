@@ -27,11 +27,12 @@ diagnostics as the other nodes.
 
 import time
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Pose
 import numpy as np
 from rclpy.node import Node
-from ros_dynamics.nodes.common import guarded, main_for, matrix_message, ModelSource, Timing
+from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
+                                       ModelSource, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics_interfaces.srv import OperationalSpace
 from scipy.spatial.transform import Rotation
@@ -106,18 +107,9 @@ class OperationalSpaceNode(Node):
         return response
 
     def _publish_diagnostics(self) -> None:
-        models = self._models
-        status = DiagnosticStatus(name=f'{self.get_fully_qualified_name()}: operational space',
-                                  hardware_id=models.model.name if models.model else '')
-        if models.model is None:
-            status.level, status.message = DiagnosticStatus.ERROR, models.error or 'no model'
-        else:
-            status.level, status.message = DiagnosticStatus.OK, f'model from {models.source}'
-        status.values = [KeyValue(key=f'service_{k}', value=v)
-                         for k, v in self._timing.summary().items()]
-        array = DiagnosticArray(status=[status])
-        array.header.stamp = self.get_clock().now().to_msg()
-        self._diagnostics.publish(array)
+        values = {f'service_{k}': v for k, v in self._timing.summary().items()}
+        self._diagnostics.publish(diagnostics_message(self, self._models, 'operational space',
+                                                      values))
 
 
 main = main_for(OperationalSpaceNode)
