@@ -227,8 +227,10 @@ def spin(node: Node, threads: int = 1) -> None:
             executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except rclpy.exceptions.RCLError:
-        if rclpy.ok():
+    except RuntimeError as error:
+        # RCLError (a RuntimeError; rclpy.exceptions has no RCLError), or pybind11's
+        # RuntimeError wrapping the signal that interrupted a take: expected while shutting down
+        if rclpy.ok() and not isinstance(error.__context__, KeyboardInterrupt):
             raise
     finally:
         executor.shutdown(timeout_sec=1.0)
