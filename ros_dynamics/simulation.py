@@ -39,6 +39,8 @@ seeds' ODE45 / ODE15S counterparts).
 from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
+from ros_dynamics._jit import ensure_compiled
+from ros_dynamics.integrators import integration_step
 from ros_dynamics.model import RobotModel
 from scipy.integrate import solve_ivp
 
@@ -59,16 +61,17 @@ class Simulator:
         """
         Set up the simulator at (q0, qd0); q0 defaults to zeros clamped into the limits.
 
-        damping, friction, limits: apply the URDF joint damping, Coulomb
-        friction and position limits. energy_tolerance: relative energy
+        damping, friction: True applies the URDF joint damping (N m s/rad) and
+        Coulomb friction (N m), False none, or give per-joint values. limits:
+        enforce the position limits. energy_tolerance: relative energy
         growth (of max(1 J, |E|)) tolerated with no input before the
         simulation counts as diverged.
         """
         self.robot = robot
         self.dt = dt
         self.integrator = integrator
-        self._damping = robot.damping.copy() if damping else np.zeros(robot.dof)
-        self._friction = robot.friction.copy() if friction else np.zeros(robot.dof)
+        self._damping = self._coefficients(damping, robot.damping, 'damping')
+        self._friction = self._coefficients(friction, robot.friction, 'friction')
         if not friction_velocity > 0.0:
             raise ValueError(f'friction_velocity: must be > 0, got {friction_velocity!r}')
         self._friction_velocity = friction_velocity
@@ -112,6 +115,15 @@ class Simulator:
             raise ValueError(f'integrator: expected one of {INTEGRATORS}, got {value!r}')
         self._integrator = value
 
+    def _coefficients(self, value, urdf: np.ndarray, name: str) -> np.ndarray:
+        """Return per-joint coefficients: True = the URDF's, False = none, or given values."""
+        if value is True or value is False:
+            return urdf.copy() if value else np.zeros(self.robot.dof)
+        coefficients = self._vector(value, name)
+        if np.any(coefficients < 0.0):
+            raise ValueError(f'{name}: coefficients must be >= 0, got {value!r}')
+        return coefficients
+
     def _vector(self, value, name: str) -> np.ndarray:
         array = np.asarray(value, dtype=float)
         if array.shape != (self.robot.dof,) or not np.all(np.isfinite(array)):
@@ -128,6 +140,10 @@ class Simulator:
         omega = 1.0 / (10.0 * self._dt)
         self._stop_stiffness = inertia * omega ** 2
         self._stop_damping = 2.0 * inertia * omega
+        # the same parameters, as rows, for the compiled step (integrators.py)
+        self._params = np.ascontiguousarray(np.vstack([
+            self._damping, self._friction, np.full(self.robot.dof, self._friction_velocity),
+            self._lower, self._upper, self._stop_stiffness, self._stop_damping]))
 
     # ------------------------------------------------------------------ state and inputs
     def reset(self) -> None:
@@ -174,8 +190,7 @@ class Simulator:
     @property
     def has_input(self) -> bool:
         """Return True when an effort or a wrench is applied."""
-        return bool(np.any(self.effort != 0.0)) or any(
-            np.any(w != 0.0) for w in self.wrenches.values())
+        return bool(self.effort.any()) or any(w.any() for w in self.wrenches.values())
 
     # ------------------------------------------------------------------ physics
     def joint_torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
@@ -219,22 +234,40 @@ class Simulator:
         qd_next = qd + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v)
         return q_next, qd_next
 
+    def _compiled_advance(self) -> tuple:
+        """Return the next (q, qd) from the compiled step (no wrench applied)."""
+        q, qd = self.q.copy(), self.qd.copy()
+        robot = self.robot
+        status = integration_step(robot._model, q, qd, self.effort, self._params, self._dt,
+                                  self._integrator == 'rk4', self._limits, robot._has_mimic)
+        if status < 0:
+            robot._raise_singular(-status - 1)
+        if status > 0:
+            raise ValueError('the state became non-finite')
+        return q, qd
+
     def step(self, count: int = 1) -> None:
         """Advance ``count`` steps; on SimulationDiverged the last good state is kept."""
+        ensure_compiled(integration_step)
         for _ in range(int(count)):
             try:
-                q, qd = self._advance(self.q, self.qd, self._dt)
-            except ValueError as error:   # non-finite effort reaches the model's checks
-                raise SimulationDiverged(f't = {self.t:.6f} s: {error}') from None
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
-                raise SimulationDiverged(f't = {self.t:.6f} s: the state became non-finite '
-                                         f'(dt = {self._dt} s); kept the last good state')
+                if self.wrenches:
+                    q, qd = self._advance(self.q, self.qd, self._dt)
+                    if not (np.isfinite(q).all() and np.isfinite(qd).all()):
+                        raise ValueError('the state became non-finite')
+                else:
+                    q, qd = self._compiled_advance()
+            except ValueError as error:   # non-finite effort or state
+                raise SimulationDiverged(f't = {self.t:.6f} s (dt = {self._dt} s): {error}; '
+                                         'kept the last good state') from None
             previous = self.q, self.qd
             self.q, self.qd = q, qd
             if self.has_input:
-                self._reference_energy = self.energy()
+                self._reference_energy = None   # measured again once the input stops
                 self.t += self._dt
                 continue
+            if self._reference_energy is None:
+                self._reference_energy = self._energy_of(*previous)
             energy = self.energy()
             bound = self._reference_energy + self.energy_tolerance * max(
                 1.0, abs(self._reference_energy))
@@ -249,7 +282,9 @@ class Simulator:
 
     def energy(self) -> float:
         """Return the total energy in J: kinetic, potential and limit springs."""
-        q, qd = self.q, self.qd
+        return self._energy_of(self.q, self.qd)
+
+    def _energy_of(self, q: np.ndarray, qd: np.ndarray) -> float:
         total = self.robot.kinetic_energy(q, qd) + self.robot.potential_energy(q)
         if self._limits:
             penetration = np.maximum(q - self._upper, 0.0) + np.maximum(self._lower - q, 0.0)

@@ -78,8 +78,7 @@ def test_seed_2r_free_swing_matches_the_closed_form(two_r):
 
 
 def test_damping_dissipates_and_friction_holds(two_r):
-    sim = Simulator(two_r, q0=np.radians([-90.0, 45.0]))
-    sim._damping = np.array([2.0, 2.0])   # the shipped arm has none: set some for this test
+    sim = Simulator(two_r, q0=np.radians([-90.0, 45.0]), damping=[2.0, 2.0])   # URDF: none
     start = sim.energy()
     sim.step(3000)
     assert sim.energy() < start - 1.0
