@@ -1,0 +1,324 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Closed kinematic chains: a tree plus loop-closure constraints (seed 001, parallel mechanisms).
+
+URDF describes trees, so a closed chain is a tree cut at one joint per loop
+plus closures, each requiring two frames to coincide (declared in YAML, see
+``ClosedChain.from_yaml``). With the stacked closure residual phi(q), its
+Jacobian Jc = d phi / dq and bias Jcdot qd, the equations of motion are the
+differential-algebraic system (Lagrange multipliers, seed 001)
+
+    M qdd + b = tau + Jc^T lambda,    Jc qdd = -Jcdot qd - 2 alpha phidot - beta^2 phi,
+
+the second line being the constraint's second derivative with Baumgarte's
+stabilisation (alpha, beta: the damping and frequency of the drift, seed 001's
+(Baumgarte 1983) form). ``forward_dynamics`` solves the dense KKT system
+[M -Jc^T; Jc 0] [qdd; lambda] = [tau - b; rhs], O((n + m)^3) per call (tiny
+for mechanisms: n + m = 5 for the four-bar). lambda is the force (N) on
+frame_a's origin in the root frame's axes (frame_b gets -lambda).
+
+A configuration where Jc loses rank (links aligned: the mechanism locks) has
+no unique lambda: ``ConstraintSingularity`` is raised there, naming the
+closure, instead of returning forces that grow without bound.
+"""
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+from ros_dynamics.model import RobotModel
+import yaml
+
+AXES = {'x': 0, 'y': 1, 'z': 2}
+
+
+class ConstraintSingularity(ValueError):
+    """The closure Jacobian lost rank: the mechanism is at a singular (locked) configuration."""
+
+
+@dataclass(frozen=True)
+class Closure:
+    """Two frames (link + offset in it) whose origins coincide; rows: point (3) or planar (2)."""
+
+    name: str
+    link_a: str
+    offset_a: np.ndarray
+    link_b: str
+    offset_b: np.ndarray
+    rows: tuple
+
+
+class ClosedChain:
+    """A RobotModel (the cut tree) with loop closures and a set of actuated joints."""
+
+    def __init__(self, robot: RobotModel, closures: Sequence[Closure],
+                 actuated: Sequence[str], rank_tolerance: float = 1e-6,
+                 lock_tolerance: float = 1e-3) -> None:
+        """
+        Check the closures' links and the actuated joints against the model.
+
+        rank_tolerance, lock_tolerance: relative smallest singular value of Jc
+        and of its passive columns below which a configuration is singular.
+        The folded start of the seed's four-bar has 3e-3 and 5e-3.
+        """
+        self.robot = robot
+        self.closures = tuple(closures)
+        if not self.closures:
+            raise ValueError('closures: at least one loop closure is needed')
+        for closure in self.closures:
+            for link in (closure.link_a, closure.link_b):
+                if link not in robot.link_names:
+                    raise ValueError(f'closure {closure.name!r}: link {link!r} is not a link '
+                                     f'of {robot.name!r} (links: {", ".join(robot.link_names)})')
+        self.actuated = [robot.joint_index(name) for name in actuated]
+        self.rank_tolerance = rank_tolerance
+        self.lock_tolerance = lock_tolerance
+        self.m = sum(len(c.rows) for c in self.closures)
+
+    @classmethod
+    def from_yaml(cls, robot: RobotModel, path: str) -> 'ClosedChain':
+        """Load closures and actuated joints from a YAML file (see config/four_bar_loops.yaml)."""
+        with open(path, encoding='utf-8') as stream:
+            data = yaml.safe_load(stream)
+        if not isinstance(data, dict) or 'closures' not in data:
+            raise ValueError(f'{path}: expected a mapping with "closures" and "actuated"')
+        closures = []
+        for k, entry in enumerate(data['closures']):
+            name = entry.get('name', f'closure {k}')
+            kind = entry.get('type', 'point')
+            if kind == 'point':
+                rows = (0, 1, 2)
+            elif kind == 'planar_point':
+                normal = entry.get('normal', 'z')
+                if normal not in AXES:
+                    raise ValueError(f'closure {name!r}: normal must be x, y or z, got {normal!r}')
+                rows = tuple(a for a in range(3) if a != AXES[normal])
+            else:
+                raise ValueError(f'closure {name!r}: type must be point or planar_point, '
+                                 f'got {kind!r}')
+            frames = []
+            for key in ('frame_a', 'frame_b'):
+                frame = entry.get(key)
+                if not isinstance(frame, dict) or 'link' not in frame:
+                    raise ValueError(f'closure {name!r}: {key} needs a link')
+                offset = np.asarray(frame.get('offset', [0.0, 0.0, 0.0]), dtype=float)
+                if offset.shape != (3,) or not np.all(np.isfinite(offset)):
+                    raise ValueError(f'closure {name!r}: {key} offset must be 3 numbers')
+                frames += [frame['link'], offset]
+            closures.append(Closure(name, frames[0], frames[1], frames[2], frames[3], rows))
+        return cls(robot, closures, data.get('actuated', []))
+
+    # ------------------------------------------------------------------ kinematics
+    def _point(self, q, link, offset) -> tuple:
+        pose = self.robot.link_pose(q, link)
+        return pose[:3, 3] + pose[:3, :3] @ offset, pose[:3, :3] @ offset
+
+    def residual(self, q) -> np.ndarray:
+        """Return phi(q): frame_a origin minus frame_b origin, the closures' rows stacked (m)."""
+        out = []
+        for c in self.closures:
+            a, _ = self._point(q, c.link_a, c.offset_a)
+            b, _ = self._point(q, c.link_b, c.offset_b)
+            out.append((a - b)[list(c.rows)])
+        return np.concatenate(out)
+
+    def _point_jacobian(self, q, link, offset) -> np.ndarray:
+        jac = self.robot.jacobian(q, link)
+        _, arm = self._point(q, link, offset)
+        return jac[:3] - np.cross(arm, jac[3:].T).T   # v_p = v_o + w x arm
+
+    def jacobian(self, q) -> np.ndarray:
+        """Return Jc(q) (m x n) = d phi / dq."""
+        rows = []
+        for c in self.closures:
+            diff = (self._point_jacobian(q, c.link_a, c.offset_a)
+                    - self._point_jacobian(q, c.link_b, c.offset_b))
+            rows.append(diff[list(c.rows)])
+        return np.vstack(rows)
+
+    def bias(self, q, qd) -> np.ndarray:
+        """Return Jcdot qd: the closure points' relative acceleration at qdd = 0."""
+        out = []
+        for c in self.closures:
+            acc = []
+            for link, offset in ((c.link_a, c.offset_a), (c.link_b, c.offset_b)):
+                classical = self.robot.jacobian_dot_qd(q, qd, link)
+                w = self.robot.jacobian(q, link)[3:] @ qd
+                _, arm = self._point(q, link, offset)
+                alpha = classical[3:]
+                acc.append(classical[:3] + np.cross(alpha, arm) + np.cross(w, np.cross(w, arm)))
+            out.append((acc[0] - acc[1])[list(c.rows)])
+        return np.concatenate(out)
+
+    def check_rank(self, jac: np.ndarray, q=None) -> np.ndarray:
+        """
+        Return the singular values of Jc's passive columns; raise at a singular configuration.
+
+        Two kinds: Jc itself losing rank (redundant or degenerate closures), and
+        its columns of the passive (not actuated) joints losing rank, where the
+        passive joints cannot follow the actuated ones (the seed's four-bar
+        with links 2 and 3 aligned): the mechanism locks and the constraint
+        forces grow without bound.
+        """
+        where = '' if q is None else f' at q = {np.round(q, 6).tolist()}'
+        names = [c.name for c in self.closures]
+        full = np.linalg.svd(jac, compute_uv=False)
+        if full[-1] <= self.rank_tolerance * full[0]:
+            raise ConstraintSingularity(
+                f'closures {names}: the constraint Jacobian lost rank (singular values '
+                f'{full.tolist()}){where}: redundant closures or a degenerate configuration; '
+                'the constraint forces are not unique')
+        passive = [k for k in range(jac.shape[1]) if k not in self.actuated]
+        if self.actuated and len(passive) >= jac.shape[0]:
+            values = np.linalg.svd(jac[:, passive], compute_uv=False)
+            if values[-1] <= self.lock_tolerance * values[0]:
+                raise ConstraintSingularity(
+                    f'closures {names}: singular configuration{where}: the passive joints '
+                    'cannot follow the actuated ones (links aligned, the mechanism locks); the '
+                    f'constraint forces grow without bound (singular values {values.tolist()})')
+            return values
+        return full
+
+    # ------------------------------------------------------------------ dynamics
+    def forward_dynamics(self, q, qd, tau, alpha: float = 0.0, beta: float = 0.0) -> tuple:
+        """Return (qdd, lambda) from the KKT system with Baumgarte stabilisation."""
+        robot = self.robot
+        q, qd, tau = (np.asarray(x, dtype=float) for x in (q, qd, tau))
+        mass = robot.mass_matrix(q)
+        bias = robot.bias_torques(q, qd)
+        jac = self.jacobian(q)
+        self.check_rank(jac, q)
+        phi = self.residual(q)
+        rhs = -self.bias(q, qd) - 2.0 * alpha * (jac @ qd) - beta ** 2 * phi
+        n, m = robot.dof, self.m
+        kkt = np.zeros((n + m, n + m))
+        kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = mass, -jac.T, jac
+        solution = np.linalg.solve(kkt, np.concatenate([tau - bias, rhs]))
+        return solution[:n], solution[n:]
+
+    def inverse_dynamics(self, q, qd, qdd) -> tuple:
+        """
+        Return (actuator torques, lambda) producing a motion consistent with the closures.
+
+        Solves M qdd + b = S^T tau_a + Jc^T lambda for the actuated torques and
+        the constraint forces together, [S^T Jc^T] [tau_a; lambda] = M qdd + b,
+        exactly (one solution) when the actuators plus the closures span the
+        joint space; by least squares otherwise.
+        """
+        robot = self.robot
+        need = robot.inverse_dynamics(q, qd, qdd)
+        select = np.zeros((robot.dof, len(self.actuated)))
+        select[self.actuated, range(len(self.actuated))] = 1.0
+        jac = self.jacobian(q)
+        self.check_rank(jac, q)
+        solution, *_ = np.linalg.lstsq(np.hstack([select, jac.T]), need, rcond=None)
+        return solution[:len(self.actuated)], solution[len(self.actuated):]
+
+    # ------------------------------------------------------------------ consistent states
+    def project(self, q, qd=None, fixed: Sequence[int] = (), tolerance: float = 1e-12,
+                iterations: int = 50) -> tuple:
+        """
+        Return (q, qd) on the constraint manifold, keeping the ``fixed`` coordinates.
+
+        Positions by damped Gauss-Newton on phi(q) = 0 (minimal-norm steps in
+        the free coordinates), velocities by least squares (the minimal change
+        with Jc qd = 0). Raises ValueError if it does not converge.
+        """
+        q = np.array(q, dtype=float)
+        free = [k for k in range(self.robot.dof) if k not in set(fixed)]
+        for _ in range(iterations):
+            phi = self.residual(q)
+            if np.max(np.abs(phi)) < tolerance:
+                break
+            jac = self.jacobian(q)[:, free]
+            step = np.linalg.lstsq(jac, -phi, rcond=None)[0]
+            q[free] += np.clip(step, -0.5, 0.5)
+        else:
+            raise ValueError(f'project: no consistent configuration near the given q after '
+                             f'{iterations} iterations (max |phi| = '
+                             f'{np.max(np.abs(self.residual(q))):.3g} m): the initial state is '
+                             'too far from the constraint manifold')
+        if qd is None:
+            return q, np.zeros(self.robot.dof)
+        qd = np.array(qd, dtype=float)
+        jac = self.jacobian(q)
+        qd = qd - np.linalg.pinv(jac) @ (jac @ qd)
+        return q, qd
+
+    # ------------------------------------------------------------------ simulation
+    def simulate(self, q0, qd0, t_final: float, effort: Callable, dt: float = 1e-3,
+                 alpha: float = 0.0, beta: float = 0.0, method: Optional[str] = None,
+                 stop: Optional[Callable] = None, rtol: float = 1e-9,
+                 atol: float = 1e-11) -> dict:
+        """
+        Integrate from (q0, qd0) and return t, q, qd, lambda and how it ended.
+
+        effort(t, q, qd) -> (n,) joint torques. With ``method`` None: RK4 at
+        ``dt``; else scipy's solve_ivp ('RK45', 'Radau', 'BDF') sampled every
+        dt. ``stop(t, q, qd)`` > 0 ends the run (an event). A singular
+        configuration ends it too, reported in ``result['singularity']``.
+        """
+        n = self.robot.dof
+
+        def rhs(t, x):
+            q, qd = x[:n], x[n:]
+            qdd, _ = self.forward_dynamics(q, qd, effort(t, q, qd), alpha, beta)
+            return np.concatenate([qd, qdd])
+
+        times, states, reason = [0.0], [np.concatenate([q0, qd0])], 'time'
+        singularity = ''
+        if method is None:
+            x, t = states[0].copy(), 0.0
+            while t < t_final - 1e-12:
+                try:
+                    k1 = rhs(t, x)
+                    k2 = rhs(t + dt / 2, x + dt / 2 * k1)
+                    k3 = rhs(t + dt / 2, x + dt / 2 * k2)
+                    k4 = rhs(t + dt, x + dt * k3)
+                except ConstraintSingularity as error:
+                    singularity, reason = str(error), 'singularity'
+                    break
+                x, t = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4), t + dt
+                times.append(t)
+                states.append(x)
+                if stop is not None and stop(t, x[:n], x[n:]) > 0:
+                    reason = 'stop'
+                    break
+        else:
+            from scipy.integrate import solve_ivp
+            events = []
+            if stop is not None:
+                def event(t, x):
+                    return stop(t, x[:n], x[n:])
+                event.terminal = True
+                events.append(event)
+            grid = np.arange(0.0, t_final + dt / 2, dt)
+            try:
+                result = solve_ivp(rhs, (0.0, t_final), states[0], method=method, t_eval=grid,
+                                   events=events or None, rtol=rtol, atol=atol)
+            except ConstraintSingularity as error:
+                raise ConstraintSingularity(f'{method}: {error}') from None
+            times, states = list(result.t), list(result.y.T)
+            if result.status == 1:
+                reason = 'stop'
+                times.append(float(result.t_events[0][0]))
+                states.append(result.y_events[0][0])
+        q = np.array([s[:n] for s in states])
+        qd = np.array([s[n:] for s in states])
+        forces = np.array([self.forward_dynamics(a, b, effort(t, a, b), alpha, beta)[1]
+                           for t, a, b in zip(times, q, qd)])
+        return {'t': np.array(times), 'q': q, 'qd': qd, 'lambda': forces, 'end': reason,
+                'singularity': singularity}

@@ -1,0 +1,143 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Closed chains: the seed's four-bar (seed 001) with its loop closure, Baumgarte, singularity.
+
+The seed reports, in a horizontal plane (no gravity, SEEDS_NOTES.md), from theta1 = 0.01 rad
+with phi1 = 0.0102 rad at rest under tau = 1.96 - 0.1 theta1: theta1 reaches 150 deg at
+about t = 12.25 s, and links 2 and 3 align (the mechanism locks) at 150.4 deg with the
+Lagrange multipliers growing without bound.
+"""
+
+import os
+
+import numpy as np
+import pytest
+from ros_dynamics import RobotModel
+from ros_dynamics.closed_chain import ClosedChain, Closure, ConstraintSingularity
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope='module')
+def chain():
+    robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'four_bar.urdf'))
+    return ClosedChain.from_yaml(robot, os.path.join(ROOT, 'config', 'four_bar_loops.yaml'))
+
+
+def spring(t, q, qd):
+    return np.array([1.96 - 0.1 * q[0], 0.0, 0.0])
+
+
+@pytest.fixture(scope='module')
+def start(chain):
+    q, _ = chain.project([0.01, 0.0, 0.0], fixed=[0])
+    return q
+
+
+@pytest.fixture(scope='module')
+def run(chain, start):
+    return chain.simulate(start, np.zeros(3), 14.0, spring, dt=0.01, method='RK45',
+                          rtol=1e-9, atol=1e-11, stop=lambda t, q, qd: q[0] - np.radians(150))
+
+
+def test_consistent_initial_state_is_the_seeds(chain, start):
+    assert start[0] == 0.01
+    assert start[2] == pytest.approx(0.0102, abs=5e-5)   # the seed's phi1 (4 digits)
+    assert np.max(np.abs(chain.residual(start))) < 1e-12
+
+
+def test_theta1_reaches_150_degrees_at_the_seeds_time(run):
+    assert run['end'] == 'stop'
+    assert np.degrees(run['q'][-1, 0]) == pytest.approx(150.0, abs=1e-6)
+    assert run['t'][-1] == pytest.approx(12.25, abs=0.05)   # seed: "about t = 12.25 s"
+
+
+def test_constraint_forces_grow_toward_the_singularity(run):
+    force = np.linalg.norm(run['lambda'], axis=1)
+    t = run['t']
+    early, late = force[np.searchsorted(t, 10.0)], force[-1]
+    assert late > 50 * early and late > 100.0
+
+
+def test_singularity_is_detected_and_reported(chain, start):
+    near = chain.simulate(start, np.zeros(3), 14.0, spring, dt=0.01, method='RK45',
+                          rtol=1e-9, atol=1e-11,
+                          stop=lambda t, q, qd: q[0] - np.radians(150.35))
+    q, qd = near['q'][-1], near['qd'][-1]
+    with pytest.raises(ConstraintSingularity, match='links aligned'):
+        for _ in range(200):   # step on toward 150.4 deg with a fixed-step integrator
+            qdd, _ = chain.forward_dynamics(q, qd, spring(0, q, qd))
+            qd = qd + 1e-4 * qdd
+            q = q + 1e-4 * qd
+    # links 2 and 3 in line: |A - O4| = l2 + l3 with |A - O4|^2 = 2 l1^2 (1 - cos theta1)
+    lock = np.degrees(np.arccos(1.0 - 2.4 ** 2 / (2 * 1.241 ** 2)))
+    assert lock == pytest.approx(150.4, abs=0.1)             # the seed's 150.4 deg
+    assert np.degrees(q[0]) == pytest.approx(lock, abs=0.05)   # caught right at the lock
+
+
+def test_energy_balance(chain, run):
+    """Kinetic energy equals the spring's work, integral of (1.96 - 0.1 theta1) d theta1."""
+    theta0 = run['q'][0, 0]
+    for k in (len(run['t']) // 2, -1):
+        theta = run['q'][k, 0]
+        work = 1.96 * (theta - theta0) - 0.05 * (theta ** 2 - theta0 ** 2)
+        energy = chain.robot.kinetic_energy(run['q'][k], run['qd'][k])
+        assert energy == pytest.approx(work, rel=1e-5)
+
+
+def test_baumgarte_keeps_the_loop_closed(chain, start):
+    """Start 0.1 mrad off the manifold: the error stays without Baumgarte, decays with it."""
+    off = start + np.array([0.0, 0.0, 1e-4])
+    plain = chain.simulate(off, np.zeros(3), 3.0, spring, dt=0.01)
+    stabilised = chain.simulate(off, np.zeros(3), 3.0, spring, dt=0.01, alpha=10.0, beta=10.0)
+    initial = np.abs(chain.residual(off)).max()
+    drift = np.abs(chain.residual(plain['q'][-1])).max()
+    held = np.abs(chain.residual(stabilised['q'][-1])).max()
+    assert drift > 0.5 * initial > 1e-6
+    assert held < 1e-3 * initial
+    assert np.allclose(plain['q'][-1, 0], stabilised['q'][-1, 0], atol=1e-3)
+
+
+def test_inverse_dynamics_recovers_the_spring_torque(chain, run):
+    for k in (100, 600, 1000):
+        q, qd = run['q'][k], run['qd'][k]
+        qdd, force = chain.forward_dynamics(q, qd, spring(0, q, qd))
+        torque, force_back = chain.inverse_dynamics(q, qd, qdd)
+        assert torque[0] == pytest.approx(1.96 - 0.1 * q[0], abs=1e-9)
+        assert np.allclose(force_back, force, atol=1e-8)
+
+
+def test_lambda_is_the_reaction_on_the_cut_link(chain, run):
+    """Newton-Euler of link 3 alone: its joint torque is tau3 = J3^T (-lambda) = M3 qdd + b3."""
+    robot = chain.robot
+    q, qd = run['q'][800], run['qd'][800]
+    qdd, force = chain.forward_dynamics(q, qd, spring(0, q, qd))
+    # link 3 (joint j3_phi1) is the one-joint branch: the force on its tip is -lambda
+    tip = robot.jacobian(q, 'link3_tip')[:2, 2]
+    branch = robot.inverse_dynamics(q, qd, qdd)[2]
+    assert branch == pytest.approx(tip @ (-force), abs=1e-9)
+
+
+def test_bad_inputs(chain):
+    robot = chain.robot
+    with pytest.raises(ValueError, match="link 'nowhere'"):
+        ClosedChain(robot, [Closure('bad', 'nowhere', np.zeros(3), 'link3_tip', np.zeros(3),
+                                    (0, 1))], ['j1_theta1'])
+    with pytest.raises(ValueError, match='too far from the constraint manifold'):
+        chain.project([0.01, 3.0, -2.0], fixed=[0, 1, 2])
+    redundant = ClosedChain(robot, list(chain.closures) * 2, ['j1_theta1'])
+    with pytest.raises(ConstraintSingularity, match='lost rank'):
+        redundant.forward_dynamics([0.5, -0.9, 0.9], np.zeros(3), np.zeros(3))
