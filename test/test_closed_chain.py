@@ -141,3 +141,19 @@ def test_bad_inputs(chain):
     redundant = ClosedChain(robot, list(chain.closures) * 2, ['j1_theta1'])
     with pytest.raises(ConstraintSingularity, match='lost rank'):
         redundant.forward_dynamics([0.5, -0.9, 0.9], np.zeros(3), np.zeros(3))
+
+
+def test_a_different_cut_gives_the_same_motion(run):
+    """Cut at O2 instead of O3: another tree and closure, the same theta1(t) and energy."""
+    robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'four_bar_cut_o2.urdf'))
+    other = ClosedChain.from_yaml(robot, os.path.join(ROOT, 'config',
+                                                     'four_bar_cut_o2_loops.yaml'))
+    start, _ = other.project([0.01, 0.0102, np.pi - 0.02], fixed=[0])
+    assert start[1] == pytest.approx(run['q'][0, 2], abs=1e-9)   # the same phi1
+    second = other.simulate(start, np.zeros(3), 14.0, spring, dt=0.01, method='RK45',
+                            rtol=1e-9, atol=1e-11,
+                            stop=lambda t, q, qd: q[0] - np.radians(150))
+    assert second['t'][-1] == pytest.approx(run['t'][-1], abs=1e-6)
+    steps = min(len(second['t']), len(run['t'])) - 1
+    assert np.allclose(second['q'][:steps, 0], run['q'][:steps, 0], atol=1e-6)
+    assert np.allclose(second['q'][:steps, 1], run['q'][:steps, 2], atol=1e-6)   # phi1
