@@ -146,8 +146,8 @@ def test_bad_inputs(chain):
 def test_a_different_cut_gives_the_same_motion(run):
     """Cut at O2 instead of O3: another tree and closure, the same theta1(t) and energy."""
     robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'four_bar_cut_o2.urdf'))
-    other = ClosedChain.from_yaml(robot, os.path.join(ROOT, 'config',
-                                                     'four_bar_cut_o2_loops.yaml'))
+    loops = os.path.join(ROOT, 'config', 'four_bar_cut_o2_loops.yaml')
+    other = ClosedChain.from_yaml(robot, loops)
     start, _ = other.project([0.01, 0.0102, np.pi - 0.02], fixed=[0])
     assert start[1] == pytest.approx(run['q'][0, 2], abs=1e-9)   # the same phi1
     second = other.simulate(start, np.zeros(3), 14.0, spring, dt=0.01, method='RK45',
