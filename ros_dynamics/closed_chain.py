@@ -51,7 +51,7 @@ class ConstraintSingularity(ValueError):
 
 @dataclass(frozen=True)
 class Closure:
-    """Two frames (link + offset in it) whose origins coincide; rows: point (3) or planar (2)."""
+    """Two frames (link + offset) whose origins coincide along rows (root axes 0, 1, 2)."""
 
     name: str
     link_a: str
@@ -106,8 +106,13 @@ class ClosedChain:
                 if normal not in AXES:
                     raise ValueError(f'closure {name!r}: normal must be x, y or z, got {normal!r}')
                 rows = tuple(a for a in range(3) if a != AXES[normal])
+            elif kind == 'axis':
+                axis = entry.get('axis', 'x')
+                if axis not in AXES:
+                    raise ValueError(f'closure {name!r}: axis must be x, y or z, got {axis!r}')
+                rows = (AXES[axis],)
             else:
-                raise ValueError(f'closure {name!r}: type must be point or planar_point, '
+                raise ValueError(f'closure {name!r}: type must be point, planar_point or axis, '
                                  f'got {kind!r}')
             frames = []
             for key in ('frame_a', 'frame_b'):

@@ -157,3 +157,46 @@ def test_a_different_cut_gives_the_same_motion(run):
     steps = min(len(second['t']), len(run['t'])) - 1
     assert np.allclose(second['q'][:steps, 0], run['q'][:steps, 0], atol=1e-6)
     assert np.allclose(second['q'][:steps, 1], run['q'][:steps, 2], atol=1e-6)   # phi1
+
+
+TWO_P = """<robot name="featherstone_2p"><link name="ground"/>
+  <link name="rail_x1"/><link name="rail_x2"/>
+  <link name="body1"><inertial><mass value="{m1}"/>
+    <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+  <link name="body2"><inertial><mass value="{m2}"/>
+    <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+  <joint name="x1" type="prismatic"><parent link="ground"/><child link="rail_x1"/>
+    <axis xyz="1 0 0"/><limit lower="-9" upper="9" effort="1" velocity="1"/></joint>
+  <joint name="y1" type="prismatic"><parent link="rail_x1"/><child link="body1"/>
+    <axis xyz="0 1 0"/><limit lower="-9" upper="9" effort="1" velocity="1"/></joint>
+  <joint name="x2" type="prismatic"><parent link="ground"/><child link="rail_x2"/>
+    <axis xyz="1 0 0"/><limit lower="-9" upper="9" effort="1" velocity="1"/></joint>
+  <joint name="y2" type="prismatic"><parent link="rail_x2"/><child link="body2"/>
+    <axis xyz="0 1 0"/><limit lower="-9" upper="9" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def test_featherstone_planar_2p(tmp_path):
+    """
+    Seed 001 fig. 17: body 1 on a horizontal rail, body 2 on a vertical rail on body 1.
+
+    In absolute coordinates (x1, y1, x2, y2) with y1 = 0 and x2 - x1 = 0 the closed form
+    is xdd1 = xdd2 = (fx1 + fx2) / (m1 + m2), ydd1 = 0, ydd2 = fy2 / m2; the rail forces are
+    -fy1 on body 1 along y and m2 xdd2 - fx2 on body 2 along x.
+    """
+    m1, m2 = 3.0, 2.0
+    robot = RobotModel.from_urdf_string(TWO_P.format(m1=m1, m2=m2))
+    robot.gravity = (0.0, 0.0, 0.0)
+    loops = tmp_path / 'loops.yaml'
+    loops.write_text("""closures:
+  - {name: rail_1, frame_a: {link: body1}, frame_b: {link: ground}, type: axis, axis: y}
+  - {name: rail_2, frame_a: {link: body2}, frame_b: {link: body1}, type: axis, axis: x}
+actuated: [x1, y1, x2, y2]
+""")
+    chain = ClosedChain.from_yaml(robot, str(loops))
+    fx1, fy1, fx2, fy2 = 4.0, -3.0, 1.5, 2.5
+    q = np.array([0.3, 0.0, 0.3, 0.7])
+    qdd, force = chain.forward_dynamics(q, np.zeros(4), np.array([fx1, fy1, fx2, fy2]))
+    xdd = (fx1 + fx2) / (m1 + m2)
+    assert np.allclose(qdd, [xdd, 0.0, xdd, fy2 / m2], atol=1e-12)
+    assert np.allclose(force, [-fy1, m2 * xdd - fx2], atol=1e-12)
