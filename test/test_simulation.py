@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.simulation import simulate, SimulationDiverged, Simulator
+from ros_dynamics.simulation import ENERGY_TOLERANCE, simulate, SimulationDiverged, Simulator
 from scipy.integrate import solve_ivp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -157,3 +157,19 @@ def test_default_initial_state_is_clamped_into_limits(panda):
     sim = Simulator(panda)
     assert np.all(sim.q >= panda.lower) and np.all(sim.q <= panda.upper)
     assert sim.q[3] == panda.upper[3]   # joint 4's range excludes 0
+
+
+@pytest.mark.parametrize('robot_name', ['two_r', 'panda'])
+def test_semi_implicit_euler_is_not_reported_as_diverged(robot_name, request):
+    """First-order energy error is no divergence; a too-large step still is."""
+    robot = request.getfixturevalue(robot_name)
+    sim = Simulator(robot, integrator='semi_implicit_euler')   # 2R: horizontal, E = 0
+    assert sim.energy_tolerance == ENERGY_TOLERANCE['semi_implicit_euler']
+    sim.step(5000)
+    assert np.all(np.isfinite(sim.q)) and np.ptp(sim.q) > 0.1
+    sim.dt = 0.2
+    with pytest.raises(SimulationDiverged, match='energy grew|non-finite'):
+        sim.step(100)
+    assert np.all(np.isfinite(sim.q)) and np.all(np.isfinite(sim.qd))
+    with pytest.raises(ValueError, match='energy_tolerance'):
+        Simulator(robot, energy_tolerance=-1.0)
