@@ -95,3 +95,10 @@ def test_massless_links_are_allowed():
 def test_non_string_input_is_refused():
     with pytest.raises(URDFError, match='string'):
         RobotModel.from_urdf_string(b'<robot name="x"/>')
+
+
+def test_missing_file_names_the_path(tmp_path):
+    path = str(tmp_path / 'no_such_robot.urdf')
+    with pytest.raises((FileNotFoundError, URDFError)) as error:
+        RobotModel.from_urdf_file(path)
+    assert path in str(error.value)
