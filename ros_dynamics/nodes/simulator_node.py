@@ -47,8 +47,9 @@ Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``)
 ``~/set_state`` (``ros_dynamics_interfaces/SetJointState``).
 
 Health: a non-finite state, or total energy growing by more than
-``energy_tolerance`` (relative, of max(1 J, |E|)) while no effort or wrench is
-applied, pauses the simulation (the state stays at the last good step), is
+``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
+default) while no effort or wrench is applied, pauses the simulation (the
+state stays at the last good step), is
 logged and reported on ``/diagnostics``; the node keeps answering services.
 """
 
@@ -143,7 +144,7 @@ class SimulatorNode(Node):
         self._hold_until_command = bool(declare('hold_until_command', False).value)
         self._start_paused = bool(declare('start_paused', False).value)
         self._friction_velocity = float(declare('friction_velocity', 1e-3).value)
-        self._energy_tolerance = float(declare('energy_tolerance', 1e-3).value)
+        self._energy_tolerance = float(declare('energy_tolerance', 0.0).value)
         self._diagnostics_period = float(declare('diagnostics_period', 1.0).value)
         self._report_period = float(declare('pose_report_period', 0.0).value)
         self._joints = [name for name in self._joints if name]
@@ -163,8 +164,9 @@ class SimulatorNode(Node):
                             f'got {self._command_timeout}')
         if len(self._gravity) != 3 or not all(math.isfinite(g) for g in self._gravity):
             problems.append(f'gravity must be 3 finite numbers (m/s^2), got {self._gravity}')
-        if not (self._energy_tolerance > 0):
-            problems.append(f'energy_tolerance must be > 0, got {self._energy_tolerance}')
+        if not (self._energy_tolerance >= 0):
+            problems.append(f'energy_tolerance must be >= 0 (0: the integrator default), '
+                            f'got {self._energy_tolerance}')
         if not (self._friction_velocity > 0):
             problems.append(f'friction_velocity must be > 0 rad/s, got {self._friction_velocity}')
         if not (self._diagnostics_period > 0):
@@ -192,7 +194,7 @@ class SimulatorNode(Node):
                               damping=self._use_damping, friction=self._use_friction,
                               limits=self._use_limits,
                               friction_velocity=self._friction_velocity,
-                              energy_tolerance=self._energy_tolerance)
+                              energy_tolerance=self._energy_tolerance or None)
         with self._lock:
             self._sim, self._vectors, self._q0 = simulator, vectors, q0
             self._command_index, self._config_error = command_index, config_error
