@@ -33,6 +33,17 @@ frame_a's origin in the root frame's axes (frame_b gets -lambda).
 A configuration where Jc loses rank (links aligned: the mechanism locks) has
 no unique lambda: ``ConstraintSingularity`` is raised there, naming the
 closure, instead of returning forces that grow without bound.
+
+YAML schema (``ClosedChain.from_yaml``; unknown keys, links or joints are a ValueError)::
+
+    closures:                      # one entry per cut joint (loop)
+      - name: O3                   # optional, used in messages
+        frame_a: {link: link2_tip, offset: [0, 0, 0]}   # offset xyz in the link, optional
+        frame_b: {link: link3_tip}
+        type: planar_point         # point (3 rows), planar_point (2 rows), axis (1 row)
+        normal: z                  # planar_point: the plane's normal (root-frame axis)
+        # axis: x                  # axis: the one root-frame direction constrained
+    actuated: [j1_theta1]          # the driven joints; the others (cut joints) are passive
 """
 
 from dataclasses import dataclass
@@ -95,9 +106,20 @@ class ClosedChain:
             data = yaml.safe_load(stream)
         if not isinstance(data, dict) or 'closures' not in data:
             raise ValueError(f'{path}: expected a mapping with "closures" and "actuated"')
+        unknown = set(data) - {'closures', 'actuated'}
+        if unknown:
+            raise ValueError(f'{path}: unknown keys {sorted(unknown)} (closures, actuated)')
+        if not isinstance(data['closures'], list):
+            raise ValueError(f'{path}: closures must be a list of closures')
         closures = []
         for k, entry in enumerate(data['closures']):
+            if not isinstance(entry, dict):
+                raise ValueError(f'{path}: closure {k} must be a mapping, got {entry!r}')
             name = entry.get('name', f'closure {k}')
+            unknown = set(entry) - {'name', 'type', 'normal', 'axis', 'frame_a', 'frame_b'}
+            if unknown:
+                raise ValueError(f'closure {name!r}: unknown keys {sorted(unknown)} '
+                                 '(name, type, normal, axis, frame_a, frame_b)')
             kind = entry.get('type', 'point')
             if kind == 'point':
                 rows = (0, 1, 2)
@@ -119,12 +141,18 @@ class ClosedChain:
                 frame = entry.get(key)
                 if not isinstance(frame, dict) or 'link' not in frame:
                     raise ValueError(f'closure {name!r}: {key} needs a link')
+                if set(frame) - {'link', 'offset'}:
+                    raise ValueError(f'closure {name!r}: {key} has unknown keys '
+                                     f'{sorted(set(frame) - {"link", "offset"})} (link, offset)')
                 offset = np.asarray(frame.get('offset', [0.0, 0.0, 0.0]), dtype=float)
                 if offset.shape != (3,) or not np.all(np.isfinite(offset)):
                     raise ValueError(f'closure {name!r}: {key} offset must be 3 numbers')
                 frames += [frame['link'], offset]
             closures.append(Closure(name, frames[0], frames[1], frames[2], frames[3], rows))
-        return cls(robot, closures, data.get('actuated', []))
+        actuated = data.get('actuated', [])
+        if not isinstance(actuated, list):
+            raise ValueError(f'{path}: actuated must be a list of joint names')
+        return cls(robot, closures, actuated)
 
     # ------------------------------------------------------------------ kinematics
     def _point(self, q, link, offset) -> tuple:
@@ -197,21 +225,49 @@ class ClosedChain:
             return values
         return full
 
+    def singularity_margin(self, q) -> float:
+        """
+        Return how far q is from a singular configuration (> 0 regular, <= 0 singular).
+
+        The smaller of the relative smallest singular values of Jc and of its
+        passive columns, each minus its tolerance: a smooth event for solve_ivp.
+        """
+        jac = self.jacobian(q)
+        full = np.linalg.svd(jac, compute_uv=False)
+        margin = full[-1] / full[0] - self.rank_tolerance
+        passive = [k for k in range(jac.shape[1]) if k not in self.actuated]
+        if self.actuated and len(passive) >= jac.shape[0]:
+            values = np.linalg.svd(jac[:, passive], compute_uv=False)
+            margin = min(margin, values[-1] / values[0] - self.lock_tolerance)
+        return float(margin)
+
     # ------------------------------------------------------------------ dynamics
-    def forward_dynamics(self, q, qd, tau, alpha: float = 0.0, beta: float = 0.0) -> tuple:
-        """Return (qdd, lambda) from the KKT system with Baumgarte stabilisation."""
+    def forward_dynamics(self, q, qd, tau, alpha: float = 0.0, beta: float = 0.0,
+                         check: bool = True) -> tuple:
+        """
+        Return (qdd, lambda) from the KKT system with Baumgarte stabilisation.
+
+        With ``check`` (default) a singular configuration raises
+        ConstraintSingularity; without it the system is solved by least squares
+        (used for solve_ivp's trial stages, whose run a singularity event ends).
+        """
         robot = self.robot
         q, qd, tau = (np.asarray(x, dtype=float) for x in (q, qd, tau))
         mass = robot.mass_matrix(q)
         bias = robot.bias_torques(q, qd)
         jac = self.jacobian(q)
-        self.check_rank(jac, q)
+        if check:
+            self.check_rank(jac, q)
         phi = self.residual(q)
         rhs = -self.bias(q, qd) - 2.0 * alpha * (jac @ qd) - beta ** 2 * phi
         n, m = robot.dof, self.m
         kkt = np.zeros((n + m, n + m))
         kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = mass, -jac.T, jac
-        solution = np.linalg.solve(kkt, np.concatenate([tau - bias, rhs]))
+        right = np.concatenate([tau - bias, rhs])
+        if check:
+            solution = np.linalg.solve(kkt, right)
+        else:
+            solution = np.linalg.lstsq(kkt, right, rcond=None)[0]
         return solution[:n], solution[n:]
 
     def inverse_dynamics(self, q, qd, qdd) -> tuple:
@@ -274,7 +330,10 @@ class ClosedChain:
         effort(t, q, qd) -> (n,) joint torques. With ``method`` None: RK4 at
         ``dt``; else scipy's solve_ivp ('RK45', 'Radau', 'BDF') sampled every
         dt. ``stop(t, q, qd)`` > 0 ends the run (an event). A singular
-        configuration ends it too, reported in ``result['singularity']``.
+        configuration ends it too (RK4: the step whose stages hit it; solve_ivp:
+        the ``singularity_margin`` event), reported in ``result['end']`` =
+        'singularity', ``result['singularity']`` (message with the time and q)
+        and ``result['singularity_time']``; the samples stop at the last regular one.
         """
         n = self.robot.dof
 
@@ -294,7 +353,7 @@ class ClosedChain:
                     k3 = rhs(t + dt / 2, x + dt / 2 * k2)
                     k4 = rhs(t + dt, x + dt * k3)
                 except ConstraintSingularity as error:
-                    singularity, reason = str(error), 'singularity'
+                    singularity, reason = f't = {t:.6f} s: {error}', 'singularity'
                     break
                 x, t = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4), t + dt
                 times.append(t)
@@ -304,26 +363,55 @@ class ClosedChain:
                     break
         else:
             from scipy.integrate import solve_ivp
-            events = []
+
+            def loose(t, x):   # trial stages may step past a lock: the event ends the run there
+                q, qd = x[:n], x[n:]
+                qdd, _ = self.forward_dynamics(q, qd, effort(t, q, qd), alpha, beta,
+                                               check=False)
+                return np.concatenate([qd, qdd])
+
+            def singular(t, x):
+                return self.singularity_margin(x[:n])
+            singular.terminal = True
+            events = [singular]
             if stop is not None:
                 def event(t, x):
                     return stop(t, x[:n], x[n:])
                 event.terminal = True
                 events.append(event)
             grid = np.arange(0.0, t_final + dt / 2, dt)
-            try:
-                result = solve_ivp(rhs, (0.0, t_final), states[0], method=method, t_eval=grid,
-                                   events=events or None, rtol=rtol, atol=atol)
-            except ConstraintSingularity as error:
-                raise ConstraintSingularity(f'{method}: {error}') from None
+            result = solve_ivp(loose, (0.0, t_final), states[0], method=method, t_eval=grid,
+                               events=events, rtol=rtol, atol=atol)
+            if result.status < 0:
+                raise RuntimeError(f'simulate: solve_ivp ({method}) failed: {result.message}')
             times, states = list(result.t), list(result.y.T)
-            if result.status == 1:
+            singular_time = None
+            if len(result.t_events[0]):
+                singular_time = float(result.t_events[0][0])
+                q_hit = result.y_events[0][0][:n]
+                reason = 'singularity'
+                singularity = (f't = {singular_time:.6f} s: singular configuration at q = '
+                               f'{np.round(q_hit, 6).tolist()}: the passive joints cannot '
+                               'follow the actuated ones or Jc lost rank (links aligned, the '
+                               'mechanism locks; the constraint forces grow without bound)')
+                while times and self.singularity_margin(states[-1][:n]) <= 0.0:
+                    times.pop()
+                    states.pop()
+            elif stop is not None and len(result.t_events[1]):
                 reason = 'stop'
-                times.append(float(result.t_events[0][0]))
-                states.append(result.y_events[0][0])
+                times.append(float(result.t_events[1][0]))
+                states.append(result.y_events[1][0])
+            return self._finish(times, states, effort, alpha, beta, reason, singularity,
+                                singular_time)
+        return self._finish(times, states, effort, alpha, beta, reason, singularity,
+                            times[-1] if reason == 'singularity' else None)
+
+    def _finish(self, times, states, effort, alpha, beta, reason, singularity,
+                singular_time) -> dict:
+        n = self.robot.dof
         q = np.array([s[:n] for s in states])
         qd = np.array([s[n:] for s in states])
         forces = np.array([self.forward_dynamics(a, b, effort(t, a, b), alpha, beta)[1]
                            for t, a, b in zip(times, q, qd)])
         return {'t': np.array(times), 'q': q, 'qd': qd, 'lambda': forces, 'end': reason,
-                'singularity': singularity}
+                'singularity': singularity, 'singularity_time': singular_time}
