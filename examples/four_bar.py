@@ -20,7 +20,8 @@ The seed's four-bar (seed 001, figures 13-15): spring-driven, from folded to loc
 
 Horizontal plane (no gravity), tau = 1.96 - 0.1 theta1 on joint 1, from theta1 = 0.01 rad
 with the consistent phi1 and at rest, integrated by solve_ivp (RK45, the seed's ODE45) until
-theta1 = 150 deg, then stepped on until the singularity is detected.
+theta1 = 150 deg; a second run without that stop ends at the singularity event (links 2 and
+3 aligned), and the loop-closure drift is compared with and without Baumgarte.
 """
 
 import os
@@ -31,7 +32,7 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity  # noqa: E402
+from ros_dynamics.closed_chain import ClosedChain  # noqa: E402
 
 
 def spring(t, q, qd):
@@ -46,14 +47,19 @@ def main() -> None:
     q0, _ = chain.project([0.01, 0.0, 0.0], fixed=[0])
     run = chain.simulate(q0, np.zeros(3), 14.0, spring, dt=0.01, method='RK45', rtol=1e-9,
                          atol=1e-11, stop=lambda t, q, qd: q[0] - np.radians(150.0))
-    q, qd = run['q'][-1], run['qd'][-1]
-    try:
-        for _ in range(100000):
-            qdd, _ = chain.forward_dynamics(q, qd, spring(0, q, qd))
-            qd, q = qd + 1e-4 * qdd, q + 1e-4 * (qd + 1e-4 * qdd)
-    except ConstraintSingularity as error:
-        lock = np.degrees(q[0])
-        print(f'singularity detected at theta1 = {lock:.3f} deg: {str(error)[:120]}...')
+    locked = chain.simulate(q0, np.zeros(3), 14.0, spring, dt=0.01, method='RK45', rtol=1e-9,
+                            atol=1e-11)
+    print(f'end: {locked["end"]}, last regular sample theta1 = '
+          f'{np.degrees(locked["q"][-1, 0]):.3f} deg, |lambda| = '
+          f'{np.linalg.norm(locked["lambda"][-1]):.0f} N')
+    print(f'  {locked["singularity"]}')
+    for label, options in (('RK4 dt 0.05 s', {}),
+                           ('RK45 rtol 1e-4', {'method': 'RK45', 'rtol': 1e-4, 'atol': 1e-6})):
+        for gains in ((0.0, 0.0), (10.0, 10.0)):
+            drift = chain.simulate(q0, np.zeros(3), 12.0, spring, dt=0.05, alpha=gains[0],
+                                   beta=gains[1], **options)
+            error = max(np.abs(chain.residual(q)).max() for q in drift['q'])
+            print(f'  {label}, alpha = beta = {gains[0]:g}: max |phi| to 12 s = {error:.2e} m')
     theta1, phi2, phi1 = np.degrees(run['q']).T
     phi2_absolute = theta1 + phi2   # the seed plots link 2's angle from the ground
     print(f'initial phi1 = {q0[2]:.4f} rad (seed 0.0102); theta1 = 150 deg at '
@@ -63,6 +69,10 @@ def main() -> None:
         k = min(np.searchsorted(run['t'], t), len(force) - 1)
         print(f'  t = {run["t"][k]:6.3f} s: theta1 {theta1[k]:7.2f} deg, '
               f'|lambda| {force[k]:9.3f} N')
+    # plots: the run up to the singularity event (the last regular sample)
+    theta1, phi2, phi1 = np.degrees(locked['q']).T
+    phi2_absolute = theta1 + phi2
+    run = locked
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
