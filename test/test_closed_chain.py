@@ -246,3 +246,16 @@ actuated: [x1, y1, x2, y2]
     xdd = (fx1 + fx2) / (m1 + m2)
     assert np.allclose(qdd, [xdd, 0.0, xdd, fy2 / m2], atol=1e-12)
     assert np.allclose(force, [-fy1, m2 * xdd - fx2], atol=1e-12)
+
+
+def test_kinetic_energy_is_the_seeds_eq_28(chain):
+    """The URDF tree's kinetic energy equals seed 001 eq. (28) (inertias about the CoM)."""
+    m1, m2, m3, r1, r2, r3, l1 = 20.15, 8.25, 8.25, 1.2, 0.6, 0.6, 1.241
+    i1, i2, i3 = 9.6, 0.06, 0.06
+    q, qd = np.array([0.4, -1.1, 0.8]), np.array([0.7, -0.3, 1.9])   # (theta1, phi2, phi1)
+    t1, p2, p1 = qd
+    seed = (0.5 * m1 * (r1 * t1) ** 2 + 0.5 * i1 * t1 ** 2 + 0.5 * i2 * (t1 + p2) ** 2
+            + 0.5 * m2 * (l1 ** 2 * t1 ** 2 + r2 ** 2 * (t1 + p2) ** 2
+                          + 2 * l1 * r2 * np.cos(q[1]) * t1 * (t1 + p2))
+            + 0.5 * m3 * r3 ** 2 * p1 ** 2 + 0.5 * i3 * p1 ** 2)
+    assert chain.robot.kinetic_energy(q, qd) == pytest.approx(seed, rel=1e-12)
