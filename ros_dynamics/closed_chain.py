@@ -225,21 +225,37 @@ class ClosedChain:
             return values
         return full
 
-    def singularity_margin(self, q) -> float:
+    def singularity_margin(self, q, orientation: float = 1.0) -> float:
         """
         Return how far q is from a singular configuration (> 0 regular, <= 0 singular).
 
         The smaller of the relative smallest singular values of Jc and of its
-        passive columns, each minus its tolerance: a smooth event for solve_ivp.
+        passive columns, each minus its tolerance. When the passive block is
+        square its relative value is signed by ``orientation`` times the sign of
+        its determinant, so that a step that jumps over the singularity (the
+        links pass through alignment: the determinant changes sign) also reads
+        as <= 0; ``orientation`` is that sign at the start (``lock_orientation``).
         """
         jac = self.jacobian(q)
         full = np.linalg.svd(jac, compute_uv=False)
         margin = full[-1] / full[0] - self.rank_tolerance
         passive = [k for k in range(jac.shape[1]) if k not in self.actuated]
         if self.actuated and len(passive) >= jac.shape[0]:
-            values = np.linalg.svd(jac[:, passive], compute_uv=False)
-            margin = min(margin, values[-1] / values[0] - self.lock_tolerance)
+            block = jac[:, passive]
+            values = np.linalg.svd(block, compute_uv=False)
+            ratio = values[-1] / values[0]
+            if block.shape[0] == block.shape[1]:
+                ratio *= orientation * np.sign(np.linalg.det(block))
+            margin = min(margin, ratio - self.lock_tolerance)
         return float(margin)
+
+    def lock_orientation(self, q) -> float:
+        """Return the sign of det(Jc's passive columns) at q (1.0 if that block is not square)."""
+        jac = self.jacobian(q)
+        passive = [k for k in range(jac.shape[1]) if k not in self.actuated]
+        if not self.actuated or len(passive) != jac.shape[0]:
+            return 1.0
+        return float(np.sign(np.linalg.det(jac[:, passive])) or 1.0)
 
     # ------------------------------------------------------------------ dynamics
     def forward_dynamics(self, q, qd, tau, alpha: float = 0.0, beta: float = 0.0,
@@ -344,6 +360,7 @@ class ClosedChain:
 
         times, states, reason = [0.0], [np.concatenate([q0, qd0])], 'time'
         singularity = ''
+        orientation = self.lock_orientation(np.asarray(q0, dtype=float))
         if method is None:
             x, t = states[0].copy(), 0.0
             while t < t_final - 1e-12:
@@ -355,7 +372,15 @@ class ClosedChain:
                 except ConstraintSingularity as error:
                     singularity, reason = f't = {t:.6f} s: {error}', 'singularity'
                     break
-                x, t = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4), t + dt
+                x_next = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+                if self.singularity_margin(x_next[:n], orientation) <= 0.0:
+                    singularity = (f't = {t:.6f} s: the step to {t + dt:.6f} s crosses a '
+                                   f'singular configuration from q = {np.round(x[:n], 6).tolist()}'
+                                   ': links aligned, the mechanism locks (the determinant of '
+                                   "Jc's passive columns changes sign)")
+                    reason = 'singularity'
+                    break
+                x, t = x_next, t + dt
                 times.append(t)
                 states.append(x)
                 if stop is not None and stop(t, x[:n], x[n:]) > 0:
@@ -371,7 +396,7 @@ class ClosedChain:
                 return np.concatenate([qd, qdd])
 
             def singular(t, x):
-                return self.singularity_margin(x[:n])
+                return self.singularity_margin(x[:n], orientation)
             singular.terminal = True
             events = [singular]
             if stop is not None:
@@ -394,7 +419,7 @@ class ClosedChain:
                                f'{np.round(q_hit, 6).tolist()}: the passive joints cannot '
                                'follow the actuated ones or Jc lost rank (links aligned, the '
                                'mechanism locks; the constraint forces grow without bound)')
-                while times and self.singularity_margin(states[-1][:n]) <= 0.0:
+                while times and self.singularity_margin(states[-1][:n], orientation) <= 0.0:
                     times.pop()
                     states.pop()
             elif stop is not None and len(result.t_events[1]):

@@ -259,3 +259,13 @@ def test_kinetic_energy_is_the_seeds_eq_28(chain):
                           + 2 * l1 * r2 * np.cos(q[1]) * t1 * (t1 + p2))
             + 0.5 * m3 * r3 ** 2 * p1 ** 2 + 0.5 * i3 * p1 ** 2)
     assert chain.robot.kinetic_energy(q, qd) == pytest.approx(seed, rel=1e-12)
+
+
+def test_rk4_ends_at_the_singularity_with_its_time(chain, start):
+    """Fixed-step RK4 (no stop event): the step whose stages reach the lock ends the run."""
+    result = chain.simulate(start, np.zeros(3), 14.0, spring, dt=0.01)
+    assert result['end'] == 'singularity'
+    assert result['singularity_time'] == result['t'][-1]
+    assert 12.25 < result['singularity_time'] < 12.3
+    assert result['singularity'].startswith(f"t = {result['t'][-1]:.6f} s")
+    assert 'links aligned' in result['singularity']
