@@ -53,6 +53,7 @@ state stays at the last good step), is
 logged and reported on ``/diagnostics``; the node keeps answering services.
 """
 
+import array
 import math
 import sys
 import threading
@@ -77,6 +78,13 @@ from std_srvs.srv import SetBool, Trigger
 
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
 PAUSED_PUBLISH_PERIOD = 0.1   # s of wall time between joint_states while paused
+
+
+def _doubles(values: np.ndarray) -> array.array:
+    """Return a float64 vector as array.array('d'), the type rclpy stores float64[] in."""
+    out = array.array('d')
+    out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    return out
 
 
 class SimulatorNode(Node):
@@ -109,6 +117,7 @@ class SimulatorNode(Node):
         self._joint_state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self._clock_pub = self.create_publisher(Clock, '/clock', 10)
         self._clock_message = Clock()
+        self._published_state: Optional[JointState] = None
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self.create_subscription(Float64MultiArray, '~/commands', self._on_commands, fast)
@@ -429,7 +438,18 @@ class SimulatorNode(Node):
         return message
 
     def _publish_state(self) -> None:
-        self._joint_state_pub.publish(self._state_message())
+        # one message reused: publish() serialises it at once; float64[] fields take
+        # array.array('d') without the per-element checks a list gets
+        sim = self._sim
+        message = self._published_state
+        if message is None or message.name != self._joint_names:
+            message = self._published_state = JointState()
+            message.name = self._joint_names
+        message.header.stamp = self._stamp()
+        message.position = _doubles(sim.q)
+        message.velocity = _doubles(sim.qd)
+        message.effort = _doubles(sim.effort if not self._holding else np.zeros(sim.robot.dof))
+        self._joint_state_pub.publish(message)
 
     # ----------------------------------------------------------------- services
     def _require_sim(self) -> Simulator:
