@@ -32,7 +32,8 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
   (world) frame's axes (the project's wrench convention); it stays applied
   until replaced (a zero wrench removes it) or the simulator is reset;
 * out ``joint_states`` (``sensor_msgs/JointState``) at ``publish_rate`` Hz of
-  sim time, stamped with sim time (effort = applied effort);
+  sim time (of wall time when running faster than real time), stamped with sim
+  time (effort = applied effort);
 * out ``/clock`` (``rosgraph_msgs/Clock``) every step when ``publish_clock``;
 * out ``/diagnostics``: model, health, achieved real-time factor, step times.
 
@@ -118,6 +119,7 @@ class SimulatorNode(Node):
         self._clock_pub = self.create_publisher(Clock, '/clock', 10)
         self._clock_message = Clock()
         self._published_state: Optional[JointState] = None
+        self._next_wall_publish = 0.0
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self.create_subscription(Float64MultiArray, '~/commands', self._on_commands, fast)
@@ -415,7 +417,15 @@ class SimulatorNode(Node):
             clock = self._clock_message      # reused: publish() serialises it right away
             clock.clock.sec, clock.clock.nanosec = self._sec_nanosec()
             self._clock_pub.publish(clock)
-        if self._steps % self._publish_every == 0:
+        if self._rtf == 0.0 or self._rtf > 1.0:
+            # faster than real time: publish_rate messages per wall-clock second, as a
+            # listener sees them (500 Hz of sim time would be thousands per wall second)
+            now = time.monotonic()
+            if now >= self._next_wall_publish:
+                self._next_wall_publish = max(self._next_wall_publish + 1.0 / self._publish_rate,
+                                              now)
+                self._publish_state()
+        elif self._steps % self._publish_every == 0:
             self._publish_state()
 
     def _sec_nanosec(self) -> tuple:
