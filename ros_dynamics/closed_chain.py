@@ -27,8 +27,9 @@ the second line being the constraint's second derivative with Baumgarte's
 stabilisation (alpha, beta: the damping and frequency of the drift, seed 001's
 (Baumgarte 1983) form). ``forward_dynamics`` solves the dense KKT system
 [M -Jc^T; Jc 0] [qdd; lambda] = [tau - b; rhs], O((n + m)^3) per call (tiny
-for mechanisms: n + m = 5 for the four-bar). lambda is the force (N) on
-frame_a's origin in the root frame's axes (frame_b gets -lambda).
+for mechanisms: n + m = 5 for the four-bar, 27 for the Delta robot). lambda
+is the force (N) on frame_a's origin in the root frame's axes (frame_b gets
+-lambda) and, for the orientation rows of a pose closure, the torque (N m).
 
 A configuration where Jc loses rank (links aligned: the mechanism locks) has
 no unique lambda: ``ConstraintSingularity`` is raised there, naming the
@@ -39,21 +40,45 @@ YAML schema (``ClosedChain.from_yaml``; unknown keys, links or joints are a Valu
     closures:                      # one entry per cut joint (loop)
       - name: O3                   # optional, used in messages
         frame_a: {link: link2_tip, offset: [0, 0, 0]}   # offset xyz in the link, optional
-        frame_b: {link: link3_tip}
-        type: planar_point         # point (3 rows), planar_point (2 rows), axis (1 row)
+        frame_b: {link: link3_tip}                      # (and rpy, for pose closures)
+        type: planar_point         # point (3 rows), pose (6), planar_point (2), axis (1)
         normal: z                  # planar_point: the plane's normal (root-frame axis)
         # axis: x                  # axis: the one root-frame direction constrained
     actuated: [j1_theta1]          # the driven joints; the others (cut joints) are passive
 """
 
-from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 from ros_dynamics.model import RobotModel
+from scipy.spatial.transform import Rotation
 import yaml
 
 AXES = {'x': 0, 'y': 1, 'z': 2}
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return a x b for 3-vectors (np.cross costs ~20 us a call)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
+def _skew(a: np.ndarray) -> np.ndarray:
+    """Return [a]x, the matrix with [a]x b = a x b."""
+    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+
+
+def _rotation_vector(rotation: np.ndarray) -> np.ndarray:
+    """Return the rotation vector (axis * angle, rad) of a rotation matrix (angle < pi)."""
+    vee = 0.5 * np.array([rotation[2, 1] - rotation[1, 2], rotation[0, 2] - rotation[2, 0],
+                          rotation[1, 0] - rotation[0, 1]])
+    cosine = min(1.0, max(-1.0, 0.5 * (np.trace(rotation) - 1.0)))
+    if cosine < 0.0:      # beyond 90 deg the skew part loses the angle: scipy's robust path
+        return Rotation.from_matrix(rotation).as_rotvec()
+    angle = np.arccos(cosine)
+    sine = np.sin(angle)
+    return vee if sine < 1e-12 else vee * (angle / sine)
 
 
 class ConstraintSingularity(ValueError):
@@ -62,7 +87,13 @@ class ConstraintSingularity(ValueError):
 
 @dataclass(frozen=True)
 class Closure:
-    """Two frames (link + offset) whose origins coincide along rows (root axes 0, 1, 2)."""
+    """
+    Two frames (link + offset) that must coincide along ``rows``.
+
+    rows index [position; orientation] in root axes: 0-2 the origins'
+    difference, 3-5 the relative rotation (pose closures). rotation_a/b
+    orient the frames in their links (used by orientation rows only).
+    """
 
     name: str
     link_a: str
@@ -70,6 +101,8 @@ class Closure:
     link_b: str
     offset_b: np.ndarray
     rows: tuple
+    rotation_a: np.ndarray = field(default_factory=lambda: np.eye(3))
+    rotation_b: np.ndarray = field(default_factory=lambda: np.eye(3))
 
 
 class ClosedChain:
@@ -98,6 +131,7 @@ class ClosedChain:
         self.rank_tolerance = rank_tolerance
         self.lock_tolerance = lock_tolerance
         self.m = sum(len(c.rows) for c in self.closures)
+        self._links = sorted({c.link_a for c in self.closures} | {c.link_b for c in self.closures})
 
     @classmethod
     def from_yaml(cls, robot: RobotModel, path: str) -> 'ClosedChain':
@@ -123,6 +157,8 @@ class ClosedChain:
             kind = entry.get('type', 'point')
             if kind == 'point':
                 rows = (0, 1, 2)
+            elif kind == 'pose':
+                rows = (0, 1, 2, 3, 4, 5)
             elif kind == 'planar_point':
                 normal = entry.get('normal', 'z')
                 if normal not in AXES:
@@ -134,67 +170,93 @@ class ClosedChain:
                     raise ValueError(f'closure {name!r}: axis must be x, y or z, got {axis!r}')
                 rows = (AXES[axis],)
             else:
-                raise ValueError(f'closure {name!r}: type must be point, planar_point or axis, '
-                                 f'got {kind!r}')
+                raise ValueError(f'closure {name!r}: type must be point, pose, planar_point or '
+                                 f'axis, got {kind!r}')
             frames = []
             for key in ('frame_a', 'frame_b'):
                 frame = entry.get(key)
                 if not isinstance(frame, dict) or 'link' not in frame:
                     raise ValueError(f'closure {name!r}: {key} needs a link')
-                if set(frame) - {'link', 'offset'}:
+                if set(frame) - {'link', 'offset', 'rpy'}:
                     raise ValueError(f'closure {name!r}: {key} has unknown keys '
-                                     f'{sorted(set(frame) - {"link", "offset"})} (link, offset)')
-                offset = np.asarray(frame.get('offset', [0.0, 0.0, 0.0]), dtype=float)
-                if offset.shape != (3,) or not np.all(np.isfinite(offset)):
-                    raise ValueError(f'closure {name!r}: {key} offset must be 3 numbers')
-                frames += [frame['link'], offset]
-            closures.append(Closure(name, frames[0], frames[1], frames[2], frames[3], rows))
+                                     f'{sorted(set(frame) - {"link", "offset", "rpy"})} '
+                                     '(link, offset, rpy)')
+                values = []
+                for part in ('offset', 'rpy'):
+                    value = np.asarray(frame.get(part, [0.0, 0.0, 0.0]), dtype=float)
+                    if value.shape != (3,) or not np.all(np.isfinite(value)):
+                        raise ValueError(f'closure {name!r}: {key} {part} must be 3 numbers')
+                    values.append(value)
+                rotation = Rotation.from_euler('xyz', values[1]).as_matrix()   # URDF's rpy
+                frames += [frame['link'], values[0], rotation]
+            closures.append(Closure(name, frames[0], frames[1], frames[3], frames[4], rows,
+                                    frames[2], frames[5]))
         actuated = data.get('actuated', [])
         if not isinstance(actuated, list):
             raise ValueError(f'{path}: actuated must be a list of joint names')
         return cls(robot, closures, actuated)
 
     # ------------------------------------------------------------------ kinematics
-    def _point(self, q, link, offset) -> tuple:
-        pose = self.robot.link_pose(q, link)
-        return pose[:3, 3] + pose[:3, :3] @ offset, pose[:3, :3] @ offset
+    def _terms(self, q, qd=None) -> tuple:
+        """
+        Return (phi, Jc, Jcdot qd or None), each link's kinematics evaluated once.
+
+        A frame p = o + R offset of a link with origin velocity v_o, angular
+        velocity w and classical accelerations (a_o, alpha) at qdd = 0 has
+        v_p = v_o + w x r and a_p = a_o + alpha x r + w x (w x r), r = R offset.
+        Orientation rows: phi is the rotation vector of R_a R_b^T, its rate the
+        relative angular velocity w_a - w_b (exact at phi = 0, where the
+        constraint is held), its acceleration alpha_a - alpha_b.
+        """
+        robot = self.robot
+        cache = {}
+        for link in self._links:
+            jac = robot.jacobian(q, link)
+            cache[link] = (robot.link_pose(q, link), jac,
+                           None if qd is None else robot.jacobian_dot_qd(q, qd, link),
+                           None if qd is None else jac[3:] @ qd)
+        phis, jacs, biases = [], [], []
+        for c in self.closures:
+            sides = []
+            for link, offset, rotation in ((c.link_a, c.offset_a, c.rotation_a),
+                                           (c.link_b, c.offset_b, c.rotation_b)):
+                pose, jac, classical, w = cache[link]
+                arm = pose[:3, :3] @ offset
+                frame_jac = np.vstack([jac[:3] - _skew(arm) @ jac[3:], jac[3:]])
+                if classical is None:
+                    acc = None
+                else:
+                    alpha = classical[3:]
+                    acc = np.concatenate([
+                        classical[:3] + _cross(alpha, arm) + _cross(w, _cross(w, arm)), alpha])
+                sides.append((pose[:3, 3] + arm, pose[:3, :3] @ rotation, frame_jac, acc))
+            (point_a, rot_a, jac_a, acc_a), (point_b, rot_b, jac_b, acc_b) = sides
+            rows = list(c.rows)
+            relative = (_rotation_vector(rot_a @ rot_b.T) if c.rows[-1] > 2 else np.zeros(3))
+            phis.append(np.concatenate([point_a - point_b, relative])[rows])
+            jacs.append((jac_a - jac_b)[rows])
+            if acc_a is not None:
+                biases.append((acc_a - acc_b)[rows])
+        return (np.concatenate(phis), np.vstack(jacs),
+                None if qd is None else np.concatenate(biases))
 
     def residual(self, q) -> np.ndarray:
-        """Return phi(q): frame_a origin minus frame_b origin, the closures' rows stacked (m)."""
-        out = []
-        for c in self.closures:
-            a, _ = self._point(q, c.link_a, c.offset_a)
-            b, _ = self._point(q, c.link_b, c.offset_b)
-            out.append((a - b)[list(c.rows)])
-        return np.concatenate(out)
+        """
+        Return phi(q), the closures' rows stacked (m).
 
-    def _point_jacobian(self, q, link, offset) -> np.ndarray:
-        jac = self.robot.jacobian(q, link)
-        _, arm = self._point(q, link, offset)
-        return jac[:3] - np.cross(arm, jac[3:].T).T   # v_p = v_o + w x arm
+        Position rows: frame_a's origin minus frame_b's (m, root axes).
+        Orientation rows (pose closures): the rotation vector of R_a R_b^T
+        (rad, root axes), zero when the frames are aligned.
+        """
+        return self._terms(q)[0]
 
     def jacobian(self, q) -> np.ndarray:
-        """Return Jc(q) (m x n) = d phi / dq."""
-        rows = []
-        for c in self.closures:
-            diff = (self._point_jacobian(q, c.link_a, c.offset_a)
-                    - self._point_jacobian(q, c.link_b, c.offset_b))
-            rows.append(diff[list(c.rows)])
-        return np.vstack(rows)
+        """Return Jc(q) (m x n) = d phi / dq (orientation rows: w_a - w_b, see _terms)."""
+        return self._terms(q)[1]
 
     def bias(self, q, qd) -> np.ndarray:
-        """Return Jcdot qd: the closure points' relative acceleration at qdd = 0."""
-        out = []
-        for c in self.closures:
-            acc = []
-            for link, offset in ((c.link_a, c.offset_a), (c.link_b, c.offset_b)):
-                classical = self.robot.jacobian_dot_qd(q, qd, link)
-                w = self.robot.jacobian(q, link)[3:] @ qd
-                _, arm = self._point(q, link, offset)
-                alpha = classical[3:]
-                acc.append(classical[:3] + np.cross(alpha, arm) + np.cross(w, np.cross(w, arm)))
-            out.append((acc[0] - acc[1])[list(c.rows)])
-        return np.concatenate(out)
+        """Return Jcdot qd: the closure frames' relative acceleration at qdd = 0 (m)."""
+        return self._terms(q, qd)[2]
 
     def check_rank(self, jac: np.ndarray, q=None) -> np.ndarray:
         """
@@ -259,23 +321,28 @@ class ClosedChain:
 
     # ------------------------------------------------------------------ dynamics
     def forward_dynamics(self, q, qd, tau, alpha: float = 0.0, beta: float = 0.0,
-                         check: bool = True) -> tuple:
+                         check: bool = True, external_wrenches: Optional[Mapping] = None
+                         ) -> tuple:
         """
         Return (qdd, lambda) from the KKT system with Baumgarte stabilisation.
 
         With ``check`` (default) a singular configuration raises
         ConstraintSingularity; without it the system is solved by least squares
         (used for solve_ivp's trial stages, whose run a singularity event ends).
+        external_wrenches: as for ``RobotModel.forward_dynamics`` ({link: [f; t]},
+        world axes, at the link origin).
         """
         robot = self.robot
         q, qd, tau = (np.asarray(x, dtype=float) for x in (q, qd, tau))
         mass = robot.mass_matrix(q)
-        bias = robot.bias_torques(q, qd)
-        jac = self.jacobian(q)
+        if external_wrenches:
+            bias = robot.inverse_dynamics(q, qd, np.zeros(robot.dof), external_wrenches)
+        else:
+            bias = robot.bias_torques(q, qd)
+        phi, jac, jdot_qd = self._terms(q, qd)
         if check:
             self.check_rank(jac, q)
-        phi = self.residual(q)
-        rhs = -self.bias(q, qd) - 2.0 * alpha * (jac @ qd) - beta ** 2 * phi
+        rhs = -jdot_qd - 2.0 * alpha * (jac @ qd) - beta ** 2 * phi
         n, m = robot.dof, self.m
         kkt = np.zeros((n + m, n + m))
         kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = mass, -jac.T, jac
@@ -317,10 +384,10 @@ class ClosedChain:
         q = np.array(q, dtype=float)
         free = [k for k in range(self.robot.dof) if k not in set(fixed)]
         for _ in range(iterations):
-            phi = self.residual(q)
+            phi, jac, _ = self._terms(q)
             if np.max(np.abs(phi)) < tolerance:
                 break
-            jac = self.jacobian(q)[:, free]
+            jac = jac[:, free]
             step = np.linalg.lstsq(jac, -phi, rcond=None)[0]
             q[free] += np.clip(step, -0.5, 0.5)
         else:

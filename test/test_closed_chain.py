@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.closed_chain import ClosedChain, Closure, ConstraintSingularity
+from ros_dynamics.simulation import SimulationSingular, Simulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -269,3 +270,27 @@ def test_rk4_ends_at_the_singularity_with_its_time(chain, start):
     assert 12.25 < result['singularity_time'] < 12.3
     assert result['singularity'].startswith(f"t = {result['t'][-1]:.6f} s")
     assert 'links aligned' in result['singularity']
+
+
+def test_the_fixed_step_simulator_runs_the_four_bar(chain, start, run):
+    """Simulator(closures=...) at 1 ms, spring torque held per step, = the RK45 run to 1e-4."""
+    simulator = Simulator(chain.robot, q0=start, closures=chain, damping=False,
+                          friction=False, limits=False)
+    for _ in range(6000):
+        simulator.set_effort(spring(simulator.t, simulator.q, simulator.qd))
+        simulator.step()
+    k = int(np.argmin(np.abs(run['t'] - 6.0)))
+    assert abs(run['t'][k] - simulator.t) < 1e-9
+    np.testing.assert_allclose(simulator.q, run['q'][k], atol=1e-4)
+    assert simulator.constraint_residual() < 1e-9
+    np.testing.assert_allclose(simulator.constraint_forces(), run['lambda'][k], rtol=1e-3,
+                               atol=1e-3)
+    with pytest.raises(SimulationSingular, match='singular configuration'):
+        for _ in range(7000):
+            simulator.set_effort(spring(simulator.t, simulator.q, simulator.qd))
+            simulator.step()
+    assert 12.2 < simulator.t < 12.3 and np.degrees(simulator.q[0]) < 150.5
+    kept = simulator.q.copy()
+    with pytest.raises(ValueError, match='q: project: no consistent configuration'):
+        simulator.set_state(q=[3.0, 0.0, 0.0])                 # beyond the lock
+    np.testing.assert_array_equal(simulator.q, kept)
