@@ -32,12 +32,14 @@ import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
+from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.simulation import Simulator
 from ros_dynamics_interfaces.srv import SetJointState, SimStep
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
+import yaml
 
 pytestmark = pytest.mark.ros
 
@@ -362,3 +364,87 @@ def test_waits_for_a_model_on_the_topic_and_refuses_until_then(sims):
         return answers[-1].success
     wait_for(loaded, what='the model from the robot_description topic')
     assert list(answers[-1].state.name) == ['shoulder', 'elbow']
+
+
+DELTA = os.path.join(ROOT, 'urdf', 'delta_rl5.urdf')
+
+
+def delta_parameters(**overrides) -> dict:
+    """Return config/delta_simulator.yaml's parameters, flattened for NodeProcess."""
+    with open(os.path.join(ROOT, 'config', 'delta_simulator.yaml'), encoding='utf-8') as stream:
+        parameters = yaml.safe_load(stream)['simulator']['ros__parameters']
+    flat = {key: value for key, value in parameters.items() if key != 'initial_positions'}
+    flat.update({f'initial_positions.{joint}': value
+                 for joint, value in parameters['initial_positions'].items()})
+    flat.update(overrides)
+    return flat
+
+
+def test_closed_chain_delta_robot(sims):
+    """The Delta robot with its loops: held by the motors, projected states, lock pauses."""
+    from test_delta_robot import assembled, PLATFORMS
+    robot = RobotModel.from_urdf_file(DELTA)
+    chain = ClosedChain.from_yaml(robot, os.path.join(ROOT, 'config', 'delta_loops.yaml'))
+    # no limit stops: the free fall below reaches the singularity before a shoulder's limit
+    sim = sims(DELTA, **delta_parameters(start_paused=True, publish_clock=False,
+                                         command_timeout=0.0, position_limits=False))
+    forces = []
+    sim.node.create_subscription(Float64MultiArray, 'simulator/constraint_forces',
+                                 forces.append, 10)
+    start = sim.step(1)
+    assert start.success, start.message
+    np.testing.assert_allclose(start.state.position, assembled(PLATFORMS[0]), atol=1e-4)
+
+    # the motors hold the platform still with the closed chain's holding torques
+    answer = sim.call(SetJointState, 'set_state', name=list(robot.joint_names),
+                      position=list(assembled(PLATFORMS[1])), velocity=[0.0] * 15)
+    assert answer.success, answer.message
+    tau, _ = chain.inverse_dynamics(np.array(answer.state.position), np.zeros(15),
+                                    np.zeros(15))
+    sim.wait_subscribed(sim.commands)
+    sim.command(tau)
+    sim.step_until_effort(_delta_effort(tau, chain))
+    held = sim.step(200)
+    assert held.success, held.message
+    platform = robot.link_pose(np.array(held.state.position), 'leg1_platform')
+    np.testing.assert_allclose(platform[:3, 3], PLATFORMS[1], atol=1e-8)
+    np.testing.assert_allclose(platform[:3, :3], np.eye(3), atol=1e-10)
+    wait_for(lambda: len(forces) > 0, what='constraint forces')
+    assert len(forces[-1].data) == 12 and np.all(np.isfinite(forces[-1].data))
+
+    # set_state with the motors only: the passive joints follow (the closed-form assembly)
+    target = assembled(PLATFORMS[2])
+    names = ['leg1_shoulder', 'leg2_shoulder', 'leg3_shoulder']
+    answer = sim.call(SetJointState, 'set_state', name=names,
+                      position=list(target[chain.actuated]), velocity=[])
+    assert answer.success, answer.message
+    np.testing.assert_allclose(answer.state.position, target, atol=1e-8)
+
+    # no motor torque: the platform falls into a constraint singularity and the node pauses
+    sim.command([0.0, 0.0, 0.0])
+    sim.step_until_effort(np.zeros(15))
+    answer = sim.call(SetJointState, 'set_state', name=list(robot.joint_names),
+                      position=list(assembled(PLATFORMS[1])), velocity=[0.0] * 15)
+    assert answer.success, answer.message
+    fall = sim.step(2000)
+    assert not fall.success and 'singular configuration' in fall.message, fall.message
+    assert 0.2 < fall.sim_time - answer.state.header.stamp.sec - \
+        answer.state.header.stamp.nanosec * 1e-9 < 1.0
+    assert not sim.step(1).success                      # paused by the fault
+    assert sim.call(Trigger, 'reset').success           # and back
+    assert sim.step(1).success
+
+
+def _delta_effort(tau, chain) -> np.ndarray:
+    effort = np.zeros(15)
+    effort[chain.actuated] = tau
+    return effort
+
+
+def test_bad_loops_file_is_reported_and_services_say_why(sims, tmp_path):
+    loops = tmp_path / 'loops.yaml'
+    loops.write_text('closures:\n  - frame_a: {link: nowhere}\n    frame_b: {link: base}\n')
+    sim = sims(DELTA, loops=str(loops), start_paused=True, publish_clock=False)
+    answer = sim.step(1)
+    assert not answer.success
+    assert "cannot simulate 'delta_rl5'" in answer.message and 'nowhere' in answer.message

@@ -47,6 +47,17 @@ Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``)
 ``~/step`` (``ros_dynamics_interfaces/SimStep``, only while paused),
 ``~/set_state`` (``ros_dynamics_interfaces/SetJointState``).
 
+Closed chains: ``loops`` names a loop-closure YAML (a path or
+``package://ros_dynamics/config/delta_loops.yaml``; see ros_dynamics.closed_chain)
+for the URDF's tree. The simulator then integrates the constrained dynamics with
+Baumgarte stabilisation (``baumgarte_alpha``, ``baumgarte_beta``, 1/s), applies
+commands to the actuated joints only (passive joints have no motor), projects
+the initial state and ``~/set_state`` onto the closures (actuated joints as
+given, passive ones solved for), publishes the constraint forces lambda on
+``~/constraint_forces`` (``std_msgs/Float64MultiArray``, N and N m, with the
+joint states) and the closure error on ``/diagnostics``, and pauses with the
+reason when the mechanism reaches a singular configuration.
+
 Health: a non-finite state, or total energy growing by more than
 ``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
 default) while no effort or wrench is applied, pauses the simulation (the
@@ -68,8 +79,10 @@ import numpy as np
 import rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 from ros_dynamics_interfaces.srv import SetJointState, SimStep
 from rosgraph_msgs.msg import Clock
@@ -112,10 +125,13 @@ class SimulatorNode(Node):
         self._steps = 0
         self._step_timing = Timing(5000)
         self._config_error = ''
+        self._model_error = ''
         self._read_parameters()
         self._paused = self._start_paused
 
         self._joint_state_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self._constraint_pub = (self.create_publisher(Float64MultiArray, '~/constraint_forces',
+                                                      10) if self._loops else None)
         self._clock_pub = self.create_publisher(Clock, '/clock', 10)
         self._clock_message = Clock()
         self._published_state: Optional[JointState] = None
@@ -158,6 +174,9 @@ class SimulatorNode(Node):
         self._energy_tolerance = float(declare('energy_tolerance', 0.0).value)
         self._diagnostics_period = float(declare('diagnostics_period', 1.0).value)
         self._report_period = float(declare('pose_report_period', 0.0).value)
+        self._loops = str(declare('loops', '').value)
+        self._baumgarte = (float(declare('baumgarte_alpha', 10.0).value),
+                           float(declare('baumgarte_beta', 10.0).value))
         self._joints = [name for name in self._joints if name]
         problems = []
         if not (math.isfinite(self._dt) and self._dt > 0):
@@ -184,6 +203,9 @@ class SimulatorNode(Node):
             problems.append(f'diagnostics_period must be > 0 s, got {self._diagnostics_period}')
         if not (self._report_period >= 0):
             problems.append(f'pose_report_period must be >= 0 s, got {self._report_period}')
+        if not all(math.isfinite(g) and g >= 0 for g in self._baumgarte):
+            problems.append(f'baumgarte_alpha and baumgarte_beta must be >= 0 (1/s), got '
+                            f'{self._baumgarte}')
         if problems:
             raise ValueError('simulator parameters: ' + '; '.join(problems))
         self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
@@ -201,11 +223,23 @@ class SimulatorNode(Node):
         except ValueError as error:
             command_index, config_error = None, str(error)
             self.get_logger().error(f'{error}: commands on the commands topic are ignored')
-        simulator = Simulator(model, dt=self._dt, integrator=self._integrator, q0=q0,
-                              damping=self._use_damping, friction=self._use_friction,
-                              limits=self._use_limits,
-                              friction_velocity=self._friction_velocity,
-                              energy_tolerance=self._energy_tolerance or None)
+        try:
+            closures = (ClosedChain.from_yaml(model, resolve_package_url(self._loops))
+                        if self._loops else None)
+            simulator = Simulator(model, dt=self._dt, integrator=self._integrator, q0=q0,
+                                  damping=self._use_damping, friction=self._use_friction,
+                                  limits=self._use_limits,
+                                  friction_velocity=self._friction_velocity,
+                                  energy_tolerance=self._energy_tolerance or None,
+                                  closures=closures, baumgarte=self._baumgarte)
+        except (OSError, ValueError) as error:
+            kept = ('keeping the previous simulation' if self._sim is not None
+                    else 'nothing to simulate')
+            self._model_error = f'cannot simulate {model.name!r}: {error}'
+            self.get_logger().error(f'{self._model_error} ({kept})')
+            return
+        self._model_error = ''
+        q0 = simulator.q.copy()         # a closed chain's start is projected onto its closures
         with self._lock:
             self._sim, self._vectors, self._q0 = simulator, vectors, q0
             self._command_index, self._config_error = command_index, config_error
@@ -460,11 +494,16 @@ class SimulatorNode(Node):
         message.velocity = _doubles(sim.qd)
         message.effort = _doubles(sim.effort if not self._holding else np.zeros(sim.robot.dof))
         self._joint_state_pub.publish(message)
+        if self._constraint_pub is not None and sim.closures is not None:
+            forces = Float64MultiArray()
+            forces.data = _doubles(sim.constraint_forces())
+            self._constraint_pub.publish(forces)
 
     # ----------------------------------------------------------------- services
     def _require_sim(self) -> Simulator:
         if self._sim is None:
-            raise RuntimeError(f'no robot model loaded yet: {self._models.error}')
+            raise RuntimeError(self._model_error or
+                               f'no robot model loaded yet: {self._models.error}')
         return self._sim
 
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response):
@@ -580,7 +619,8 @@ class SimulatorNode(Node):
                                       hardware_id=self._sim.robot.name if self._sim else '')
             if self._sim is None:
                 status.level, status.message = DiagnosticStatus.ERROR, (
-                    f'no model: {self._models.error}' if hasattr(self, '_models') else 'no model')
+                    self._model_error or (f'no model: {self._models.error}'
+                                          if hasattr(self, '_models') else 'no model'))
             elif self._fault:
                 status.level, status.message = DiagnosticStatus.ERROR, f'paused: {self._fault}'
             elif self._config_error:
@@ -598,6 +638,11 @@ class SimulatorNode(Node):
                       'real_time_factor_achieved': f'{achieved:.3f}'}
             if self._sim is not None:
                 values['energy_J'] = f'{self._sim.energy():.9g}'
+                if self._sim.closures is not None:
+                    values['constraint_residual'] = f'{self._sim.constraint_residual():.3g}'
+                    values['loops'] = self._loops
+            if self._model_error and self._sim is not None:
+                values['model_error'] = self._model_error   # the previous model kept
             values.update({f'step_{key}': value
                            for key, value in self._step_timing.summary().items()})
         status.values = [KeyValue(key=key, value=value) for key, value in values.items()]
