@@ -16,11 +16,13 @@
 A spatial parallel mechanism: the Delta robot of urdf/delta_rl5.urdf with pose closures.
 
 The checks are independent of the multibody code: the Delta's closed-form inverse
-kinematics (each leg's elbow on a sphere of radius l2 around its platform joint) gives
-the assembled configurations, and the principle of virtual work over the masses' heights
-(from the same closed form) gives the motor torques that hold the platform still.
+kinematics (examples/delta_robot.py: each leg's elbow on a sphere of radius l2 around its
+platform joint) gives the assembled configurations, and the principle of virtual work over
+the masses' heights (from the same closed form) gives the motor torques that hold the
+platform still.
 """
 
+import importlib.util
 import math
 import os
 
@@ -31,10 +33,13 @@ from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.simulation import SimulationSingular, Simulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Alikoc et al., github.com/testbedCIIRC/delta-robot-public (see the URDF's header)
-R0, L1, L2, R3 = 0.330, 0.420, 1.055, 0.125
+# the closed-form kinematics live in the example (one copy): load it as a module
+_spec = importlib.util.spec_from_file_location(
+    'delta_robot_example', os.path.join(ROOT, 'examples', 'delta_robot.py'))
+delta = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(delta)
+assembled, shoulder_angles, L1 = delta.assembled, delta.shoulder_angles, delta.L1
 M_ARM, COM_ARM, M_PIN, M_FOREARM, M_PLATFORM = 3.696, 0.2463, 0.226, 2 * 0.525, 2.916
-PHI = np.radians([0.0, 120.0, 240.0])
 G = 9.81
 PLATFORMS = [(0.0, 0.0, -1.0), (0.05, -0.1, -1.0), (-0.2, 0.15, -0.9), (0.3, 0.1, -1.2)]
 
@@ -43,41 +48,6 @@ PLATFORMS = [(0.0, 0.0, -1.0), (0.05, -0.1, -1.0), (-0.2, 0.15, -0.9), (0.3, 0.1
 def chain():
     robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'delta_rl5.urdf'))
     return ClosedChain.from_yaml(robot, os.path.join(ROOT, 'config', 'delta_loops.yaml'))
-
-
-def leg_frame_point(platform, phi) -> np.ndarray:
-    """Return leg i's platform joint in its leg frame (x radial, z up)."""
-    c, s = math.cos(phi), math.sin(phi)
-    return np.array([c * platform[0] + s * platform[1] + R3, -s * platform[0] + c * platform[1],
-                     platform[2]])
-
-
-def shoulder_angles(platform) -> np.ndarray:
-    """Inverse kinematics: |P - E(theta)| = l2, the elbow-out solution (Williams 2016)."""
-    angles = []
-    for phi in PHI:
-        point = leg_frame_point(platform, phi)
-        u, w = point[0] - R0, point[2]
-        # -2 u l1 cos(theta) + 2 w l1 sin(theta) = l2^2 - l1^2 - u^2 - y^2 - w^2
-        a, b = -2.0 * u * L1, 2.0 * w * L1
-        c = L2 ** 2 - L1 ** 2 - u ** 2 - point[1] ** 2 - w ** 2
-        centre, half = math.atan2(b, a), math.acos(c / math.hypot(a, b))
-        angles.append(min(centre - half, centre + half,
-                          key=lambda t: abs(math.atan2(math.sin(t), math.cos(t)))))
-    return np.array(angles)
-
-
-def assembled(platform) -> np.ndarray:
-    """Return the 15 coordinates with the platform at ``platform``, parallel to the base."""
-    q = []
-    for phi, theta in zip(PHI, shoulder_angles(platform)):
-        point = leg_frame_point(platform, phi)
-        elbow = np.array([R0 + L1 * math.cos(theta), 0.0, -L1 * math.sin(theta)])
-        d = (point - elbow) / L2
-        shear = math.asin(d[1])
-        bend = math.atan2(-d[2], d[0]) - theta
-        q += [theta, bend, shear, -shear, -(theta + bend)]
-    return np.array(q)
 
 
 def potential(platform) -> float:
