@@ -48,7 +48,7 @@ YAML schema (``ClosedChain.from_yaml``; unknown keys, links or joints are a Valu
 """
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 from ros_dynamics.model import RobotModel
@@ -221,6 +221,9 @@ class ClosedChain:
             for link, offset, rotation in ((c.link_a, c.offset_a, c.rotation_a),
                                            (c.link_b, c.offset_b, c.rotation_b)):
                 pose, jac, classical, w = cache[link]
+                if not offset.any():                 # the link origin itself: no lever arm
+                    sides.append((pose[:3, 3], pose[:3, :3] @ rotation, jac, classical))
+                    continue
                 arm = pose[:3, :3] @ offset
                 frame_jac = np.vstack([jac[:3] - _skew(arm) @ jac[3:], jac[3:]])
                 if classical is None:
@@ -231,12 +234,15 @@ class ClosedChain:
                         classical[:3] + _cross(alpha, arm) + _cross(w, _cross(w, arm)), alpha])
                 sides.append((pose[:3, 3] + arm, pose[:3, :3] @ rotation, frame_jac, acc))
             (point_a, rot_a, jac_a, acc_a), (point_b, rot_b, jac_b, acc_b) = sides
-            rows = list(c.rows)
-            relative = (_rotation_vector(rot_a @ rot_b.T) if c.rows[-1] > 2 else np.zeros(3))
-            phis.append(np.concatenate([point_a - point_b, relative])[rows])
-            jacs.append((jac_a - jac_b)[rows])
+            rows = c.rows
+            if rows[-1] > 2:
+                phis.append(np.concatenate([point_a - point_b,
+                                            _rotation_vector(rot_a @ rot_b.T)])[list(rows)])
+            else:
+                phis.append((point_a - point_b)[list(rows)])
+            jacs.append(jac_a[rows, :] - jac_b[rows, :])
             if acc_a is not None:
-                biases.append((acc_a - acc_b)[rows])
+                biases.append(acc_a[list(rows)] - acc_b[list(rows)])
         return (np.concatenate(phis), np.vstack(jacs),
                 None if qd is None else np.concatenate(biases))
 
@@ -321,16 +327,19 @@ class ClosedChain:
 
     # ------------------------------------------------------------------ dynamics
     def forward_dynamics(self, q, qd, tau, alpha: float = 0.0, beta: float = 0.0,
-                         check: bool = True, external_wrenches: Optional[Mapping] = None
-                         ) -> tuple:
+                         check: Union[bool, str] = True,
+                         external_wrenches: Optional[Mapping] = None) -> tuple:
         """
         Return (qdd, lambda) from the KKT system with Baumgarte stabilisation.
 
-        With ``check`` (default) a singular configuration raises
-        ConstraintSingularity; without it the system is solved by least squares
-        (used for solve_ivp's trial stages, whose run a singularity event ends).
-        external_wrenches: as for ``RobotModel.forward_dynamics`` ({link: [f; t]},
-        world axes, at the link origin).
+        With ``check`` True (default) a singular configuration raises
+        ConstraintSingularity (two SVDs, see check_rank); with False the
+        system is solved by least squares (used for solve_ivp's trial stages,
+        whose run a singularity event ends); with 'solve' it is solved
+        directly and only an exactly singular KKT matrix raises (for callers
+        that test ``singularity_margin`` themselves, like the Simulator's
+        steps). external_wrenches: as for ``RobotModel.forward_dynamics``
+        ({link: [f; t]}, world axes, at the link origin).
         """
         robot = self.robot
         q, qd, tau = (np.asarray(x, dtype=float) for x in (q, qd, tau))
@@ -340,7 +349,7 @@ class ClosedChain:
         else:
             bias = robot.bias_torques(q, qd)
         phi, jac, jdot_qd = self._terms(q, qd)
-        if check:
+        if check is True:
             self.check_rank(jac, q)
         rhs = -jdot_qd - 2.0 * alpha * (jac @ qd) - beta ** 2 * phi
         n, m = robot.dof, self.m
@@ -348,7 +357,12 @@ class ClosedChain:
         kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = mass, -jac.T, jac
         right = np.concatenate([tau - bias, rhs])
         if check:
-            solution = np.linalg.solve(kkt, right)
+            try:
+                solution = np.linalg.solve(kkt, right)
+            except np.linalg.LinAlgError:
+                raise ConstraintSingularity(
+                    f'closures {[c.name for c in self.closures]}: the KKT matrix is singular '
+                    f'at q = {np.round(q, 6).tolist()} (a singular configuration)') from None
         else:
             solution = np.linalg.lstsq(kkt, right, rcond=None)[0]
         return solution[:n], solution[n:]
