@@ -47,6 +47,7 @@ in Python: about 1.2 ms per RK4 step for the 15-coordinate Delta robot.
 from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
+from ros_dynamics import energy as energy_kernels
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import integration_step
@@ -56,6 +57,8 @@ from scipy.integrate import solve_ivp
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
 # default relative energy growth tolerated with no input, per integrator (see Simulator)
 ENERGY_TOLERANCE = {'rk4': 1e-3, 'semi_implicit_euler': 0.1}
+_kinetic_energy = energy_kernels.kinetic_energy
+_potential_energy = energy_kernels.potential_energy
 # default Baumgarte (alpha, beta) in 1/s for closed chains (see docs/closed_chains.md)
 BAUMGARTE = (10.0, 10.0)
 
@@ -112,6 +115,7 @@ class Simulator:
         self._friction_velocity = friction_velocity
         self._limits = limits
         self._bounded = np.isfinite(robot.lower) | np.isfinite(robot.upper)
+        self._bounded_any = bool(self._bounded.any())
         self._lower = np.where(np.isfinite(robot.lower), robot.lower, -np.inf)
         self._upper = np.where(np.isfinite(robot.upper), robot.upper, np.inf)
         self.energy_tolerance = energy_tolerance
@@ -379,7 +383,7 @@ class Simulator:
             if self._reference_energy is None:
                 self._reference_energy = self._energy_of(*previous)
                 self._kinetic_scale = self._kinetic
-            energy = self.energy()
+            energy = self._finite_energy(q, qd)   # the step checked q, qd
             self._kinetic_scale = max(self._kinetic_scale, self._kinetic)
             bound = self._reference_energy + self.energy_tolerance * max(
                 1.0, abs(self._reference_energy))
@@ -412,12 +416,22 @@ class Simulator:
         return self._energy_of(self.q, self.qd)
 
     def _energy_of(self, q: np.ndarray, qd: np.ndarray) -> float:
-        self._kinetic = float(self.robot.kinetic_energy(q, qd))
-        total = self._kinetic + self.robot.potential_energy(q)
-        if self._limits:
-            penetration = np.maximum(q - self._upper, 0.0) + np.maximum(self._lower - q, 0.0)
-            total += 0.5 * float(np.sum(self._stop_stiffness * penetration ** 2))
-        return float(total)
+        if not (np.isfinite(q).all() and np.isfinite(qd).all()):
+            raise ValueError('the state is not finite')
+        ensure_compiled(energy_kernels.kinetic_energy, energy_kernels.potential_energy)
+        return self._finite_energy(q, qd)
+
+    def _finite_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
+        """Return the total energy of a finite state (compiled kernels, no argument checks)."""
+        # the kernels straight away: every step of an unforced run checks the energy, and
+        # the public methods' argument checks cost more than the kernels
+        model = self.robot._model
+        self._kinetic = kinetic = _kinetic_energy(model, q, qd)
+        total = kinetic + _potential_energy(model, q)
+        if self._limits and self._bounded_any:
+            penetration = q - np.clip(q, self._lower, self._upper)   # signed, 0 inside
+            total += 0.5 * float(np.dot(self._stop_stiffness, penetration * penetration))
+        return total
 
 
 def simulate(robot: RobotModel, q0, qd0, t_final: float, dt: float = 1e-3,
