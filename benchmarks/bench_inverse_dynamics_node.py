@@ -21,8 +21,13 @@ Benchmark the inverse-dynamics node over ROS (not a test: run it with `make benc
    compute time from joint-state arrival to command publication (reported on
    /diagnostics). Target: p99 of the node's part under 0.5 ms.
 2. Service round trip: ~/inverse_dynamics of the default arm against a trivial
-   std_srvs/Trigger server in its own process, same client, same run.
-   Target: within 1.2x of the trivial service.
+   std_srvs/Trigger server in its own process, same client, same run, the two
+   taking turns in blocks of 50 calls. Target: within 1.2x of the trivial service.
+   A third server answers InverseDynamics requests at once without computing
+   anything (in the Trigger server's process): its ratio to Trigger is what the
+   message types cost rclpy to convert (a JointState request and a response with
+   two Float64MultiArrays against two near-empty messages), the floor of the
+   first ratio; ours against it is the node's own share.
 """
 
 import os
@@ -36,6 +41,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 import numpy as np  # noqa: E402
+import rclpy  # noqa: E402
+from rclpy.context import Context  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.node import Node  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from ros_dynamics_interfaces.srv import InverseDynamics  # noqa: E402
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for  # noqa: E402
@@ -49,10 +58,12 @@ JOINTS = [f'panda_joint{k}' for k in range(1, 8)]
 TRIGGER_SERVER = """
 import rclpy
 from rclpy.node import Node
+from ros_dynamics_interfaces.srv import InverseDynamics
 from std_srvs.srv import Trigger
 rclpy.init()
 node = Node('trigger_server')
 node.create_service(Trigger, '~/trigger', lambda req, res: res)
+node.create_service(InverseDynamics, '~/empty_inverse_dynamics', lambda req, res: res)
 try:
     rclpy.spin(node)
 except BaseException:
@@ -101,18 +112,41 @@ def stream_latency(ros: RosClient, count: int) -> tuple:
     return latency, values, len(sent), len(received)
 
 
-def round_trips(ros: RosClient, service_type, name: str, request, count: int) -> np.ndarray:
-    client = ros.node.create_client(service_type, name)
-    assert client.wait_for_service(timeout_sec=15.0), name
-    times = []
-    for _ in range(count):
-        start = time.perf_counter()
-        future = client.call_async(request)
-        while not future.done():
-            time.sleep(0)
-        times.append((time.perf_counter() - start) * 1e3)
-        assert future.result() is not None
-    return np.array(times)
+def round_trips(namespace: str, services: dict, rounds: int, block: int = 50) -> dict:
+    """
+    Time service round trips, the services taking turns in blocks of ``block`` calls.
+
+    services: {label: (type, name, request)}. The client is a node of its own spun
+    in this thread until each answer arrives (``spin_until_future_complete``: no
+    busy loop, no second thread competing for the GIL), the usual way to call a
+    service synchronously from rclpy. Interleaving spreads the machine's load drift
+    over every service alike. Returns {label: times in ms}.
+    """
+    context = Context()
+    rclpy.init(context=context)
+    node = Node(f'bench_client_{os.getpid()}', namespace=namespace, context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        clients = {}
+        for label, (service_type, name, request) in services.items():
+            client = node.create_client(service_type, name)
+            assert client.wait_for_service(timeout_sec=15.0), name
+            clients[label] = (client, request)
+        times = {label: [] for label in services}
+        for _ in range(rounds):
+            for label, (client, request) in clients.items():
+                for _ in range(block):
+                    start = time.perf_counter()
+                    future = client.call_async(request)
+                    executor.spin_until_future_complete(future, timeout_sec=5.0)
+                    times[label].append((time.perf_counter() - start) * 1e3)
+                    assert future.result() is not None, f'{label}: no answer in 5 s'
+        return {label: np.array(values) for label, values in times.items()}
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
 
 
 def main() -> None:
@@ -127,14 +161,14 @@ def main() -> None:
                 RosClient(namespace, threads=1) as ros:
             request = InverseDynamics.Request()
             request.state = JointState(name=JOINTS, position=[0.1] * 7, velocity=[0.2] * 7)
-            round_trips(ros, InverseDynamics, 'inverse_dynamics/inverse_dynamics', request, 50)
+            services = {
+                'ours': (InverseDynamics, 'inverse_dynamics/inverse_dynamics', request),
+                'trivial': (Trigger, 'trigger_server/trigger', Trigger.Request()),
+                'empty': (InverseDynamics, 'trigger_server/empty_inverse_dynamics', request)}
+            round_trips(namespace, services, 2)                             # warm up
             latency, diagnostics, sent, received = stream_latency(ros, count)
-            ours = round_trips(ros, InverseDynamics, 'inverse_dynamics/inverse_dynamics',
-                               request, 2000)
-            trivial = round_trips(ros, Trigger, 'trigger_server/trigger', Trigger.Request(),
-                                  2000)
-            ours = round_trips(ros, InverseDynamics, 'inverse_dynamics/inverse_dynamics',
-                               request, 2000)
+            times = round_trips(namespace, services, 40)
+            ours, trivial, empty = times['ours'], times['trivial'], times['empty']
             assert node.alive()
     finally:
         trigger.terminate()
@@ -151,11 +185,18 @@ def main() -> None:
           f'p99 {float(diagnostics["stream_p99_ms"]):7.3f} ms  '
           f'max {float(diagnostics["stream_max_ms"]):7.3f} ms  '
           f'(last {min(int(diagnostics["stream_count"]), 10000)})')
-    print('service round trip, 2000 calls (call_async):')
+    print('service round trip, 2000 calls each (spin_until_future_complete), in turns of 50:')
     print(f'  ~/inverse_dynamics: {percentiles(ours)}')
     print(f'  std_srvs/Trigger:   {percentiles(trivial)}')
-    print(f'  ratio p50 {np.percentile(ours, 50) / np.percentile(trivial, 50):.2f}, '
-          f'p99 {np.percentile(ours, 99) / np.percentile(trivial, 99):.2f}')
+    print(f'  empty InverseDynamics server (answers at once, same process as Trigger): '
+          f'{percentiles(empty)}')
+    for label, a, b in (('~/inverse_dynamics / Trigger', ours, trivial),
+                        ('empty InverseDynamics / Trigger (the message types alone)', empty,
+                         trivial),
+                        ('~/inverse_dynamics / empty InverseDynamics (the node alone)', ours,
+                         empty)):
+        print(f'  ratio {label}: p50 {np.percentile(a, 50) / np.percentile(b, 50):.2f}, '
+              f'p99 {np.percentile(a, 99) / np.percentile(b, 99):.2f}')
 
 
 if __name__ == '__main__':

@@ -25,13 +25,13 @@ from builtin_interfaces.msg import Duration
 import numpy as np
 import pytest
 from rclpy.parameter import Parameter
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
 from ros_dynamics_interfaces.msg import LinkWrench
 from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -261,3 +261,54 @@ def test_bad_parameters_are_rejected(ros):
     assert not results[0].successful and 'kp' in results[0].reason
     results = set_parameters(ros, kd=[1.0, 2.0])
     assert not results[0].successful and 'kd' in results[0].reason
+
+
+def test_robot_description_topic_reloads_and_a_bad_one_keeps_the_model():
+    """Models from the topic: a malformed description is refused, the previous model serves."""
+    namespace = unique_namespace()
+    arm_2r = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                     reliability=ReliabilityPolicy.RELIABLE)
+    rng = np.random.default_rng(5)
+    with NodeProcess('inverse_dynamics_node', namespace) as node, RosClient(namespace) as ros:
+        request = InverseDynamics.Request()
+        request.state = state(rng.uniform(-1, 1, ROBOT.dof), rng.uniform(-1, 1, ROBOT.dof))
+        answer = ros.call(InverseDynamics, SERVICE, request)
+        assert not answer.success and 'no robot model loaded yet' in answer.message
+
+        publisher = ros.node.create_publisher(String, 'robot_description', qos)
+        with open(URDF, encoding='utf-8') as stream:
+            publisher.publish(String(data=stream.read()))
+
+        def answered():
+            return ros.call(InverseDynamics, SERVICE, request).success
+        wait_for(answered, what='the Panda from the robot_description topic')
+        expected = ROBOT.inverse_dynamics(np.array(request.state.position),
+                                          np.array(request.state.velocity), np.zeros(ROBOT.dof))
+
+        # malformed: refused with the reason in the log, the Panda keeps answering
+        publisher.publish(String(data='<robot name="broken"><link name="a"></robot>'))
+        wait_for(lambda: 'cannot load the robot model' in node.output(),
+                 what='the refusal in the log')
+        assert 'keeping the previous model' in node.output()
+        answer = ros.call(InverseDynamics, SERVICE, request)
+        assert answer.success, answer.message
+        assert np.allclose(answer.effort, expected, rtol=0, atol=1e-12)
+
+        # a good new description replaces the model (other joints, other efforts)
+        with open(arm_2r, encoding='utf-8') as stream:
+            publisher.publish(String(data=stream.read()))
+        two_r = RobotModel.from_urdf_file(arm_2r)
+        request_2r = InverseDynamics.Request()
+        request_2r.state = state([0.3, -0.7], [0.5, 0.2], names=['shoulder', 'elbow'])
+
+        def reloaded():
+            return ros.call(InverseDynamics, SERVICE, request_2r).success
+        wait_for(reloaded, what='the 2R arm from the robot_description topic')
+        answer = ros.call(InverseDynamics, SERVICE, request_2r)
+        assert list(answer.joint_names) == ['shoulder', 'elbow']
+        assert np.allclose(answer.effort, two_r.inverse_dynamics(
+            np.array([0.3, -0.7]), np.array([0.5, 0.2]), np.zeros(2)), rtol=0, atol=1e-12)
+        answer = ros.call(InverseDynamics, SERVICE, request)        # Panda joints: refused
+        assert not answer.success and 'panda_joint1' in answer.message
+        assert node.alive(), node.output()

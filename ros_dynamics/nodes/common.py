@@ -29,7 +29,9 @@ Machinery shared by the ros_dynamics nodes: model source, guards, conversions, m
 * ``spin``: the main loop ROS_ENV.md found robust under SIGINT/SIGTERM.
 """
 
+import array
 import functools
+import os
 import threading
 import time
 import traceback
@@ -40,6 +42,7 @@ import numpy as np
 import rclpy
 from rclpy.executors import (ExternalShutdownException, MultiThreadedExecutor,
                              SingleThreadedExecutor)
+from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
@@ -132,6 +135,17 @@ def guarded(callback: Callable) -> Callable:
     return wrapper
 
 
+def doubles(values: np.ndarray) -> array.array:
+    """
+    Return a float64 vector as array.array('d'), the type rclpy stores float64[] in.
+
+    Assigning it to a float64[] field skips the per-element checks a list gets.
+    """
+    out = array.array('d')
+    out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    return out
+
+
 def matrix_message(matrix: np.ndarray) -> Float64MultiArray:
     """Return a 2-D array as Float64MultiArray, layout.dim = [rows, cols], row-major."""
     matrix = np.atleast_2d(np.asarray(matrix, dtype=float))
@@ -217,10 +231,16 @@ def diagnostics_message(node: Node, models: ModelSource, what: str, values: dict
 
 def spin(node: Node, threads: int = 1) -> None:
     """Spin ``node`` until shutdown; exit cleanly on SIGINT or SIGTERM (see ROS_ENV.md)."""
-    # rclpy's SingleThreadedExecutor costs a third of the multi-threaded one per callback
-    # (ROS_ENV.md: 0.26 vs 0.85 ms service round trips), which the 1 kHz paths need.
-    executor = SingleThreadedExecutor() if threads == 1 else \
-        MultiThreadedExecutor(num_threads=threads)
+    # Per callback, rclpy's SingleThreadedExecutor costs a third of the multi-threaded one
+    # (ROS_ENV.md: 0.26 vs 0.85 ms service round trips), and the EventsExecutor (rclpy's
+    # C++ event queue, rclpy.experimental) less again (benchmarks/RESULTS.md); the
+    # environment variable ROS_DYNAMICS_EXECUTOR=single falls back to the former.
+    if threads > 1:
+        executor = MultiThreadedExecutor(num_threads=threads)
+    elif os.environ.get('ROS_DYNAMICS_EXECUTOR', 'events') == 'single':
+        executor = SingleThreadedExecutor()
+    else:
+        executor = EventsExecutor()
     executor.add_node(node)
     try:
         while rclpy.ok():

@@ -55,8 +55,8 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
-from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
-                                       ModelSource, Timing)
+from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
+                                       matrix_message, ModelSource, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics_interfaces.msg import JointActuatorReport, LimitViolation
 from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
@@ -300,19 +300,18 @@ class InverseDynamicsNode(Node):
         start = time.perf_counter()
         model, vectors = self._model_and_vectors()
         state = request.state
-        names = list(state.name)
+        names = state.name
         q = vectors.vector(names, state.position, 'state.position')
-        zero = np.zeros(model.dof)
         if request.gravity_only:
             effort = model.gravity_torques(q)
-            qd = zero
+            qd = np.zeros(model.dof)
         else:
             qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
             qdd = vectors.vector(names, request.accelerations, 'accelerations', default=0.0)
             wrenches = wrenches_from(request.external_wrenches)
             effort = model.inverse_dynamics(q, qd, qdd, wrenches or None)
-        response.joint_names = list(model.joint_names)
-        response.effort = effort.tolist()
+        response.joint_names = vectors.joint_name_list
+        response.effort = doubles(effort)
         if request.want_gravity_torques:
             response.gravity_torques = model.gravity_torques(q).tolist()
         if request.want_bias_torques:

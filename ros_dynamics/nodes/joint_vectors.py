@@ -35,7 +35,9 @@ class JointVectorMap:
     def __init__(self, joint_names: Sequence[str]) -> None:
         """Index the model's joints by name."""
         self.joint_names = tuple(joint_names)
+        self.joint_name_list = list(self.joint_names)   # for messages' string[] fields
         self.index = {name: k for k, name in enumerate(self.joint_names)}
+        self._last_order: tuple = ((), [])   # the last name order checked, and its indices
 
     def indices(self, names: Sequence[str], field: str, ignore_unknown: bool = False) -> list:
         """Return the coordinate index of each name (None for ignored unknown names)."""
@@ -65,15 +67,21 @@ class JointVectorMap:
             return np.full(len(self.joint_names), float(default))
         if len(values) != len(names):
             raise ValueError(f'{field}: {len(values)} values for {len(names)} joint names')
-        array = np.asarray(values, dtype=float)
-        finite = np.isfinite(array)
-        if not finite.all():
-            k = int(np.argmin(finite))
-            raise ValueError(f'{field}: joint {names[k]!r} is {array[k]} (must be finite)')
+        array = np.array(values, dtype=float)
+        if not math.isfinite(array.sum()):   # one reduction; the per-joint search if needed
+            finite = np.isfinite(array)
+            if not finite.all():
+                k = int(np.argmin(finite))
+                raise ValueError(f'{field}: joint {names[k]!r} is {array[k]} (must be finite)')
+        order = tuple(names)
+        if order == self.joint_names:   # the usual case: already in model order
+            return array
         if indices is None:
-            indices = self.indices(names, field)
-        if tuple(names) == self.joint_names:   # the usual case: already in model order
-            return array.copy()
+            if order == self._last_order[0]:   # a stream or client repeating its name list
+                indices = self._last_order[1]
+            else:
+                indices = self.indices(names, field)
+                self._last_order = (order, indices)
         out = np.full(len(self.joint_names), np.nan if default is None else float(default))
         known = [(k, i) for i, k in enumerate(indices) if k is not None]
         if known:

@@ -65,7 +65,6 @@ state stays at the last good step), is
 logged and reported on ``/diagnostics``; the node keeps answering services.
 """
 
-import array
 import math
 import sys
 import threading
@@ -80,7 +79,7 @@ import rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_dynamics.closed_chain import ClosedChain
-from ros_dynamics.nodes.common import main_for, ModelSource, Timing
+from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
@@ -92,13 +91,6 @@ from std_srvs.srv import SetBool, Trigger
 
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
 PAUSED_PUBLISH_PERIOD = 0.1   # s of wall time between joint_states while paused
-
-
-def _doubles(values: np.ndarray) -> array.array:
-    """Return a float64 vector as array.array('d'), the type rclpy stores float64[] in."""
-    out = array.array('d')
-    out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
-    return out
 
 
 class SimulatorNode(Node):
@@ -490,13 +482,13 @@ class SimulatorNode(Node):
             message = self._published_state = JointState()
             message.name = self._joint_names
         message.header.stamp = self._stamp()
-        message.position = _doubles(sim.q)
-        message.velocity = _doubles(sim.qd)
-        message.effort = _doubles(sim.effort if not self._holding else np.zeros(sim.robot.dof))
+        message.position = doubles(sim.q)
+        message.velocity = doubles(sim.qd)
+        message.effort = doubles(sim.effort if not self._holding else np.zeros(sim.robot.dof))
         self._joint_state_pub.publish(message)
         if self._constraint_pub is not None and sim.closures is not None:
             forces = Float64MultiArray()
-            forces.data = _doubles(sim.constraint_forces())
+            forces.data = doubles(sim.constraint_forces())
             self._constraint_pub.publish(forces)
 
     # ----------------------------------------------------------------- services
