@@ -36,6 +36,7 @@ from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.simulation import Simulator
 from ros_dynamics_interfaces.srv import SetJointState, SimStep
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import SetBool, Trigger
@@ -191,6 +192,30 @@ def test_step_matches_the_core_and_services_answer(sims):
 
 def stamp_of(state: JointState) -> float:
     return state.header.stamp.sec + state.header.stamp.nanosec * 1e-9
+
+
+def test_clock_is_published_every_step_with_sim_time(sims):
+    # held until the first command: time runs, the joints stay, any dt is fine
+    sim = sims(ARM_2R, start_paused=True, hold_until_command=True, dt=0.125)
+    ticks = []
+    sim.node.create_subscription(Clock, 'clock', ticks.append, 100)
+    steps = []
+
+    def connected():    # one step at a time until /clock reaches us
+        steps.append(sim.step(1))
+        assert steps[-1].success, steps[-1].message
+        return len(ticks) > 0
+    wait_for(connected, what='a clock message')
+    ticks.clear()
+    first = len(steps) + 1
+    answer = sim.step(10)
+    assert answer.success, answer.message
+    assert answer.sim_time == 0.125 * (first + 9)      # exact: multiples of 1/8
+    wait_for(lambda: len(ticks) >= 10, what='10 clock messages')
+    assert [(tick.clock.sec, tick.clock.nanosec) for tick in ticks] == [
+        (k // 8, k % 8 * 125000000) for k in range(first, first + 10)]
+    stamp = answer.state.header.stamp
+    assert (stamp.sec, stamp.nanosec) == (ticks[-1].clock.sec, ticks[-1].clock.nanosec)
 
 
 def test_command_timeout_saturation_and_named_efforts(sims):

@@ -66,10 +66,11 @@ logged and reported on ``/diagnostics``; the node keeps answering services.
 """
 
 import math
+import struct
 import sys
 import threading
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -78,6 +79,7 @@ import numpy as np
 import rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
@@ -91,6 +93,28 @@ from std_srvs.srv import SetBool, Trigger
 
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
 PAUSED_PUBLISH_PERIOD = 0.1   # s of wall time between joint_states while paused
+
+
+def clock_serializer() -> Callable[[int, int], bytes]:
+    """
+    Return a function (sec, nanosec) -> a serialised rosgraph_msgs/Clock.
+
+    /clock goes out every step, and rclpy publishes bytes in half the time it
+    takes to convert a message object. The CDR layout (4-byte encapsulation
+    header, int32 sec, uint32 nanosec) is checked against rclpy's own
+    serialisation; rclpy serialises every message if it ever differs.
+    """
+    sample = Clock(clock=Time(sec=1767225600, nanosec=999999999))
+    expected = serialize_message(sample)
+    header = expected[:4]
+    pack = struct.Struct('<iI' if header[:2] == b'\x00\x01' else '>iI').pack  # CDR_LE/CDR_BE
+
+    def serialize(sec: int, nanosec: int) -> bytes:
+        return header + pack(sec, nanosec)
+
+    if serialize(1767225600, 999999999) == expected:
+        return serialize
+    return lambda sec, nanosec: serialize_message(Clock(clock=Time(sec=sec, nanosec=nanosec)))
 
 
 class SimulatorNode(Node):
@@ -125,7 +149,7 @@ class SimulatorNode(Node):
         self._constraint_pub = (self.create_publisher(Float64MultiArray, '~/constraint_forces',
                                                       10) if self._loops else None)
         self._clock_pub = self.create_publisher(Clock, '/clock', 10)
-        self._clock_message = Clock()
+        self._clock_bytes = clock_serializer()
         self._published_state: Optional[JointState] = None
         self._next_wall_publish = 0.0
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -405,8 +429,13 @@ class SimulatorNode(Node):
         anchor = None          # (wall time, sim time) the deadlines count from
         last_paused_publish = 0.0
         while not self._stop.is_set():
-            with self._lock:
+            with self._lock:     # one acquisition per step: check, step, publish
                 running = self._sim is not None and not self._paused
+                if running:
+                    ok = self._advance()
+                    if ok:
+                        self._publish_step()
+                    sim_time = self._sim.t
             if not running:
                 anchor = None
                 now = time.monotonic()
@@ -417,13 +446,6 @@ class SimulatorNode(Node):
                 self._wake.wait(PAUSED_PUBLISH_PERIOD)
                 self._wake.clear()
                 continue
-            with self._lock:
-                if self._sim is None or self._paused:
-                    continue
-                ok = self._advance()
-                if ok:
-                    self._publish_step()
-                sim_time = self._sim.t
             if not ok:
                 continue
             if self._rtf > 0:
@@ -440,9 +462,7 @@ class SimulatorNode(Node):
 
     def _publish_step(self) -> None:
         if self._publish_clock:
-            clock = self._clock_message      # reused: publish() serialises it right away
-            clock.clock.sec, clock.clock.nanosec = self._sec_nanosec()
-            self._clock_pub.publish(clock)
+            self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
         if self._rtf == 0.0 or self._rtf > 1.0:
             # faster than real time: publish_rate messages per wall-clock second, as a
             # listener sees them (500 Hz of sim time would be thousands per wall second)
