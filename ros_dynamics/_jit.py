@@ -24,13 +24,23 @@ and an installed package may live somewhere read-only. The directory is
 ``$XDG_CACHE_HOME/ros_dynamics`` (or ``~/.cache/ros_dynamics``) and
 ``$TMPDIR/ros_dynamics-<uid>``; when none is writable the kernels compile in
 memory (slower start-up, same results).
+
+A cold cache is filled from both ends: the first kernel a process has to
+compile starts a background interpreter (``warm_cache``) that compiles every
+entry point into the cache, last ones first, on the other core, while the
+process compiles what it calls; whichever gets to a kernel second loads it
+from the cache. ``ROS_DYNAMICS_PRECOMPILE=0`` turns this off.
 """
 
 import hashlib
+import importlib
 import os
 from pathlib import Path
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from typing import Callable, Optional, Sequence
 
 import numba
@@ -47,6 +57,10 @@ OUT3 = types.Array(types.float64, 3, 'C')
 STATUS = types.int64
 
 _compile_lock = threading.Lock()
+# modules defining entry points, in the order a typical process first calls them
+ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
+                 'integrators')
+_warm_started = False
 
 
 def _source_digest() -> str:
@@ -130,6 +144,7 @@ def ensure_compiled(*dispatchers) -> None:
         with _compile_lock:
             if dispatcher.entry_ready:
                 continue
+            _start_warming()
             dispatcher._can_compile = True
             try:
                 for signature in dispatcher.entry_signatures:
@@ -137,3 +152,71 @@ def ensure_compiled(*dispatchers) -> None:
             finally:
                 dispatcher._can_compile = False
             dispatcher.entry_ready = True
+
+
+def entry_points() -> list:
+    """Return every entry-point kernel, in ENTRY_MODULES order."""
+    out = []
+    for name in ENTRY_MODULES:
+        module = importlib.import_module(f'ros_dynamics.{name}')
+        out += [value for value in vars(module).values()
+                if getattr(value, 'entry_signatures', None) is not None
+                and getattr(value, '__module__', None) == module.__name__]
+    return out
+
+
+def _cached(dispatcher) -> bool:
+    """Return True if the cache holds an index for this kernel."""
+    name = f'{dispatcher.__module__.rsplit(".", 1)[-1]}.{dispatcher.__name__}-*.nbi'
+    return any(Path(CACHE_DIR).rglob(name))
+
+
+def warm_cache() -> None:
+    """Compile every entry point into the cache, last ones first (run by _start_warming)."""
+    for dispatcher in reversed(entry_points()):
+        ensure_compiled(dispatcher)
+
+
+def _start_warming() -> None:
+    """
+    Start ``warm_cache`` in a background interpreter once, if the cache misses kernels.
+
+    A lock file in the cache directory keeps one warmer per cache (a stale one,
+    older than 10 minutes, is replaced). Errors only cost the parallelism.
+    """
+    global _warm_started
+    if _warm_started or CACHE_DIR is None or os.environ.get('ROS_DYNAMICS_PRECOMPILE') == '0':
+        return
+    _warm_started = True
+    try:
+        if all(_cached(d) for d in entry_points()):
+            return
+        lock = os.path.join(CACHE_DIR, 'warming.lock')
+        try:
+            if time.time() - os.path.getmtime(lock) > 600.0:
+                os.unlink(lock)
+        except OSError:
+            pass
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except OSError:
+        return   # another process is warming this cache (or it cannot be written)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, ROS_DYNAMICS_CACHE_DIR=os.path.dirname(CACHE_DIR),
+               ROS_DYNAMICS_PRECOMPILE='0',
+               PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get('PYTHONPATH')]
+                                                    if p]))
+    code = ('import os\n'
+            'from ros_dynamics import _jit\n'
+            'try:\n'
+            '    _jit.warm_cache()\n'
+            'finally:\n'
+            f'    os.unlink({lock!r})\n')
+    try:
+        subprocess.Popen([sys.executable, '-c', code], env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True)
+    except OSError:
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
