@@ -230,8 +230,31 @@ def scaling_table(repeats: int) -> list:
             args = [states[k % 8] for k in range(calls)]
             t_ours, t_pin = interleaved(ours, theirs if with_pin else None, args, args, repeats)
             rows.append((joints, name, t_ours * 1e6, t_ours / joints * 1e9,
-                         t_pin * 1e6, t_pin / joints * 1e9))
+                         t_pin * 1e6, t_pin / joints * 1e9, batch_per_state(ours, joints)))
     return rows
+
+
+def batch_per_state(function, joints: int, states: int = 200) -> float:
+    """
+    Return the time per state (s) of one (states, joints) batch call on one thread.
+
+    The algorithm's own cost: the Python call and argument checks, fixed per
+    call, are spread over the batch.
+    """
+    rng = np.random.default_rng(joints + 1)
+    q, qd, x = (rng.uniform(-1.0, 1.0, (states, joints)) for _ in range(3))
+    saved = ros_model._batch_threads
+    ros_model._batch_threads = 1
+    try:
+        function(q, qd, x)
+        best = float('inf')
+        for _ in range(5):
+            start = time.perf_counter()
+            function(q, qd, x)
+            best = min(best, time.perf_counter() - start)
+    finally:
+        ros_model._batch_threads = saved
+    return best / states
 
 
 STARTUP_CHILD = r"""
@@ -361,14 +384,18 @@ def main() -> int:
         print('## Serial chains (benchmarks/chains.py), single call\n')
         rows = scaling_table(max(3, options.repeats // 3))
         print(markdown(('joints', 'algorithm', 'ours us', 'ours ns/joint', 'Pinocchio us',
-                        'Pinocchio ns/joint'), rows,
-                       ('{}', '{}', '{:.2f}', '{:.1f}', '{:.2f}', '{:.1f}')))
+                        'Pinocchio ns/joint', 'ours in a batch, ns/joint'),
+                       [row[:6] + (row[6] / row[0] * 1e9,) for row in rows],
+                       ('{}', '{}', '{:.2f}', '{:.1f}', '{:.2f}', '{:.1f}', '{:.1f}')))
         print(f'\n(Pinocchio is not timed above {PIN_MAX_JOINTS} joints: its Data for a '
               'serial chain needs gigabytes from a few hundred joints on.)')
         for name in ('inverse_dynamics', 'forward_dynamics'):
             per_joint = [r[3] for r in rows if r[1] == name]
+            batched = [r[6] / r[0] for r in rows if r[1] == name]
             print(f'\n{name}: ours max/min time per joint over 10-1000 joints = '
-                  f'{max(per_joint) / min(per_joint):.2f}')
+                  f'{max(per_joint) / min(per_joint):.2f} single calls, '
+                  f'{max(batched) / min(batched):.2f} per state of a batch (200 states, 1 '
+                  'thread: the algorithm without the per-call Python cost)')
         print()
     if 'startup' not in options.skip:
         print('## Start-up (Panda, fresh process; seconds since the start of the process)\n')
