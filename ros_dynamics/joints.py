@@ -169,5 +169,11 @@ def non_finite(x):
 
 @kernel
 def bad_state(model, x):
-    """Return True unless x is a finite vector with one entry per coordinate."""
-    return x.shape[0] != dof_of(model) or non_finite(x)
+    """
+    Return True unless x is a finite, contiguous vector with one entry per coordinate.
+
+    The stride is checked too: RobotModel's fast paths hand arrays to the compiled
+    entry without numba's type checks, so a strided view must be refused here.
+    """
+    return (x.shape[0] != dof_of(model) or (x.shape[0] > 1 and x.strides[0] != 8)
+            or non_finite(x))

@@ -107,10 +107,11 @@ class _Compiled:
     A kernel's compiled entry (numba's wrapper behind the dispatcher), once compiled.
 
     Calling it skips numba's argument typing and overload lookup (about 0.25 us
-    a call) but also its type checks: the caller passes float64 C-contiguous
-    arrays only (it checks dtype and flags itself for the one input it does not
-    own). Used where a single input makes the check cheaper than the saving
-    (gravity torques, mass matrix); None until the dispatcher has compiled.
+    a call) but also its type checks: the caller passes 1-D float64 arrays only
+    (it checks type, ndim and dtype of the one input it does not own; the
+    kernel's bad_state refuses a strided view). Used where a single input makes
+    the check cheaper than the saving (gravity torques, mass matrix); None
+    until the dispatcher has compiled.
     """
 
     def __init__(self, dispatcher) -> None:
@@ -377,8 +378,7 @@ class RobotModel:
     def gravity_torques(self, q) -> np.ndarray:
         """Return g(q) (N m): the joint torques that hold the robot still at q."""
         call = _gravity_entry.call
-        if (call is not None and type(q) is _ndarray and q.ndim == 1 and q.dtype is _F64
-                and q.flags.c_contiguous):
+        if call is not None and type(q) is _ndarray and q.ndim == 1 and q.dtype is _F64:
             tau = _empty(self._dof)
             if not call(self._model, q, tau):
                 return tau
@@ -399,8 +399,7 @@ class RobotModel:
     def mass_matrix(self, q) -> np.ndarray:
         """Return the joint-space inertia M(q), (dof, dof) or (N, dof, dof), by CRBA (t. 6.2)."""
         call = _crba_entry.call
-        if (call is not None and type(q) is _ndarray and q.ndim == 1 and q.dtype is _F64
-                and q.flags.c_contiguous):
+        if call is not None and type(q) is _ndarray and q.ndim == 1 and q.dtype is _F64:
             mass = _empty(self._mass_shape)
             if not call(self._model, q, mass):
                 return mass

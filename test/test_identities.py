@@ -150,3 +150,26 @@ def test_singular_mass_matrix_is_named():
         robot.forward_dynamics(np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2)))
     with pytest.raises(SingularMassMatrixError):
         robot.operational_space(q, q, 'tip')
+
+
+def test_fast_paths_take_any_array_layout(robot):
+    """Strided, reversed, read-only, int and float32 inputs give the contiguous float64 result."""
+    rng = np.random.default_rng(11)
+    wide = rng.uniform(-1.0, 1.0, 2 * robot.dof)
+    q = wide[::2].copy()
+    expected = {f: getattr(robot, f)(q) for f in ('gravity_torques', 'mass_matrix')}
+    read_only = q.copy()
+    read_only.setflags(write=False)
+    reversed_view = q[::-1].copy()[::-1]      # the same values through a negative stride
+    integers = np.round(q * 10).astype(np.int64)
+    for name, value in expected.items():
+        function = getattr(robot, name)
+        function(q)                           # compiled: the fast path is live
+        np.testing.assert_array_equal(function(wide[::2]), value)
+        np.testing.assert_array_equal(function(reversed_view), value)
+        np.testing.assert_array_equal(function(read_only), value)
+        np.testing.assert_array_equal(function(list(q)), value)
+        np.testing.assert_allclose(function(q.astype(np.float32)), value, rtol=1e-5,
+                                   atol=1e-5)
+        np.testing.assert_array_equal(function(integers),
+                                      function(integers.astype(np.float64)))
