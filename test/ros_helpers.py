@@ -164,11 +164,13 @@ class RosClient:
         self.executor = SingleThreadedExecutor(context=self.context) if threads == 1 else \
             MultiThreadedExecutor(num_threads=threads, context=self.context)
         self.executor.add_node(self.node)
+        self._clients: dict = {}
+        self._stopping = False
         self._thread = threading.Thread(target=self._spin, daemon=True)
         self._thread.start()
 
     def _spin(self) -> None:
-        while self.context.ok():
+        while self.context.ok() and not self._stopping:
             try:
                 self.executor.spin_once(timeout_sec=0.05)
             except Exception:  # noqa: B902 - shutting down
@@ -177,23 +179,30 @@ class RosClient:
                 raise
 
     def call(self, service_type, name: str, request, timeout: float = TIMEOUT):
-        """Call a service (waiting for it first) and return the response."""
-        client = self.node.create_client(service_type, name)
-        try:
-            if not client.wait_for_service(timeout_sec=timeout):
-                raise AssertionError(f'service {name} not available after {timeout} s')
-            future = client.call_async(request)
-            wait_for(future.done, timeout, f'an answer from {name}')
-            return future.result()
-        finally:
-            self.node.destroy_client(client)
+        """
+        Call a service (waiting for it first) and return the response.
+
+        One client per service, kept for the node's life: destroying a client
+        while the spinning thread waits on it leaves rclpy a task that fails
+        ("cannot use Destroyable because destruction was requested").
+        """
+        key = (service_type, name)
+        client = self._clients.get(key)
+        if client is None:
+            client = self._clients[key] = self.node.create_client(service_type, name)
+        if not client.wait_for_service(timeout_sec=timeout):
+            raise AssertionError(f'service {name} not available after {timeout} s')
+        future = client.call_async(request)
+        wait_for(future.done, timeout, f'an answer from {name}')
+        return future.result()
 
     def close(self) -> None:
-        """Shut the context down and join the thread."""
+        """Stop the spinning thread, then destroy the node and the context."""
+        self._stopping = True
+        self._thread.join(timeout=5.0)
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
-        self._thread.join(timeout=5.0)
 
     def __enter__(self) -> 'RosClient':
         """Return self."""
