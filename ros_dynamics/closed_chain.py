@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
+from ros_dynamics.control import rotation_error
 from ros_dynamics.model import RobotModel
 from scipy.spatial.transform import Rotation
 import yaml
@@ -67,18 +68,6 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _skew(a: np.ndarray) -> np.ndarray:
     """Return [a]x, the matrix with [a]x b = a x b."""
     return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-
-
-def _rotation_vector(rotation: np.ndarray) -> np.ndarray:
-    """Return the rotation vector (axis * angle, rad) of a rotation matrix (angle < pi)."""
-    vee = 0.5 * np.array([rotation[2, 1] - rotation[1, 2], rotation[0, 2] - rotation[2, 0],
-                          rotation[1, 0] - rotation[0, 1]])
-    cosine = min(1.0, max(-1.0, 0.5 * (np.trace(rotation) - 1.0)))
-    if cosine < 0.0:      # beyond 90 deg the skew part loses the angle: scipy's robust path
-        return Rotation.from_matrix(rotation).as_rotvec()
-    angle = np.arccos(cosine)
-    sine = np.sin(angle)
-    return vee if sine < 1e-12 else vee * (angle / sine)
 
 
 class ConstraintSingularity(ValueError):
@@ -172,7 +161,7 @@ class ClosedChain:
             else:
                 raise ValueError(f'closure {name!r}: type must be point, pose, planar_point or '
                                  f'axis, got {kind!r}')
-            frames = []
+            frames = {}
             for key in ('frame_a', 'frame_b'):
                 frame = entry.get(key)
                 if not isinstance(frame, dict) or 'link' not in frame:
@@ -188,9 +177,11 @@ class ClosedChain:
                         raise ValueError(f'closure {name!r}: {key} {part} must be 3 numbers')
                     values.append(value)
                 rotation = Rotation.from_euler('xyz', values[1]).as_matrix()   # URDF's rpy
-                frames += [frame['link'], values[0], rotation]
-            closures.append(Closure(name, frames[0], frames[1], frames[3], frames[4], rows,
-                                    frames[2], frames[5]))
+                frames[key] = (frame['link'], values[0], rotation)
+            (link_a, offset_a, rotation_a), (link_b, offset_b, rotation_b) = (
+                frames['frame_a'], frames['frame_b'])
+            closures.append(Closure(name, link_a, offset_a, link_b, offset_b, rows,
+                                    rotation_a, rotation_b))
         actuated = data.get('actuated', [])
         if not isinstance(actuated, list):
             raise ValueError(f'{path}: actuated must be a list of joint names')
@@ -237,7 +228,7 @@ class ClosedChain:
             rows = c.rows
             if rows[-1] > 2:
                 phis.append(np.concatenate([point_a - point_b,
-                                            _rotation_vector(rot_a @ rot_b.T)])[list(rows)])
+                                            rotation_error(rot_a, rot_b)])[list(rows)])
             else:
                 phis.append((point_a - point_b)[list(rows)])
             jacs.append(jac_a[rows, :] - jac_b[rows, :])

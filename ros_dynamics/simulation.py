@@ -104,6 +104,9 @@ class Simulator:
         if not (np.isfinite(alpha) and np.isfinite(beta) and alpha >= 0.0 and beta >= 0.0):
             raise ValueError(f'baumgarte: expected (alpha, beta) >= 0 in 1/s, got {baumgarte!r}')
         self.closures = closures
+        self._passive = np.full(robot.dof, closures is not None)   # joints without a motor
+        if closures is not None:
+            self._passive[closures.actuated] = False
         self._baumgarte = (float(alpha), float(beta))
         self._lock_sign = 1.0
         self.dt = dt
@@ -258,10 +261,7 @@ class Simulator:
                              f'{effort.shape}')
         limit = self.robot.effort_limit
         effort = np.where(np.isnan(effort), effort, np.clip(effort, -limit, limit))
-        if self.closures is not None:   # passive joints of a closed chain have no actuator
-            passive = np.ones(self.robot.dof, dtype=bool)
-            passive[self.closures.actuated] = False
-            effort[passive] = 0.0
+        effort[self._passive] = 0.0   # the passive joints of a closed chain have no actuator
         self.effort = effort
 
     def set_wrenches(self, wrenches: Optional[Mapping] = None) -> None:
