@@ -16,7 +16,13 @@
 
 from glob import glob
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
+
+try:
+    import numpy
+    NUMPY_INCLUDE = [numpy.get_include()]
+except ImportError:   # pragma: no cover - then the optional extension is skipped
+    NUMPY_INCLUDE = []
 
 PACKAGE = 'ros_dynamics'
 NODES = {
@@ -32,6 +38,10 @@ setup(
     name=PACKAGE,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'benchmarks', 'examples']),
+    # the call path into the compiled kernels (no dynamics in C); optional: without a
+    # compiler the package falls back to ctypes, with the same results and slower calls
+    ext_modules=[Extension('ros_dynamics._statecall', ['ros_dynamics/_statecall.c'],
+                           include_dirs=NUMPY_INCLUDE, optional=True)],
     data_files=[
         ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
         (f'share/{PACKAGE}', ['package.xml']),

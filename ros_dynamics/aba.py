@@ -34,13 +34,14 @@ same kernel (O(n^3), still small for the hands and grippers that have mimic
 joints).
 """
 
+from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT2, STATUS
+from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.crba import crba_into
 from ros_dynamics.joints import (bad_state, body_count, coordinate_of, dof_of, gravity_of,
-                                 H_TOLERANCE, joint_position, joint_rate,
-                                 joint_transform, motion_subspace, parent_of, rigid_inertia)
+                                 H_TOLERANCE, joint_position, joint_rate, joint_transform,
+                                 model_at, motion_subspace, parent_of, rigid_inertia, state_at)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent, cross_force,
                                   cross_motion, dot, force_to_parent, load3, load9, mat_add,
@@ -215,7 +216,7 @@ def new_workspace(model):
     return np.empty((nb, NWORK)), np.empty((dof, dof))   # NWORK > RNEA's and CRBA's
 
 
-@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
+@kernel
 def forward_dynamics(model, q, qd, tau, qdd):
     """
     Write FD(q, qd, tau) into qdd by ABA (models without mimic joints).
@@ -231,7 +232,7 @@ def forward_dynamics(model, q, qd, tau, qdd):
     return 0 if singular < 0 else -(singular + 1)
 
 
-@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
+@kernel
 def forward_dynamics_dense(model, q, qd, tau, qdd):
     """
     Write FD(q, qd, tau) into qdd by M qdd = tau - b (models with mimic joints).
@@ -247,6 +248,20 @@ def forward_dynamics_dense(model, q, qd, tau, qdd):
     work, mass = new_workspace(model)
     singular = dense_into(model, q, qd, tau, None, work, mass, qdd)
     return 0 if singular < 0 else -(singular + 1)
+
+
+@state_entry
+def forward_dynamics_entry(model, rows, n, q, qd, tau, extra, qdd):
+    """Entry point of ``forward_dynamics`` (C pointers, _jit.STATE_ENTRY; extra unused)."""
+    return forward_dynamics(model_at(model, rows), state_at(q, n), state_at(qd, n),
+                            state_at(tau, n), carray(qdd, n))
+
+
+@state_entry
+def forward_dynamics_dense_entry(model, rows, n, q, qd, tau, extra, qdd):
+    """Entry point of ``forward_dynamics_dense`` (C pointers, _jit.STATE_ENTRY; extra unused)."""
+    return forward_dynamics_dense(model_at(model, rows), state_at(q, n), state_at(qd, n),
+                                  state_at(tau, n), carray(qdd, n))
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])

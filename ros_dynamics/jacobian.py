@@ -22,11 +22,12 @@ geometric Jacobian for revolute and prismatic joints). Rows are
 [linear; angular]. Mimic joints add G_i times their column to the leader's.
 """
 
+from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN1, IN2, kernel, OUT1, OUT2, STATUS
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN,
-                                 motion_subspace, parent_of)
+from ros_dynamics._jit import IN1, IN2, kernel, OUT2, read_only, state_entry, STATUS
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN, model_at,
+                                 motion_subspace, parent_of, state_at)
 from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_ACC_V, W_ACC_W,
                                      W_VEL_V, W_VEL_W, world_poses)
 from ros_dynamics.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
@@ -42,10 +43,10 @@ def link_pose(poses, body, offset):
     return mat_mat(rot, off_rot), add(pos, mat_vec(rot, off_pos))
 
 
-@kernel(signatures=[STATUS(IN2, IN1, STATUS, IN2, OUT2, OUT1)])
-def jacobian_world_aligned(model, q, body, offset, jac, pose):
+@kernel
+def jacobian_world_aligned(model, q, body, offset, jac):
     """
-    Write J[6, dof], the link's Jacobian at its origin in world axes, and its pose[12].
+    Write J[6, dof], the link's Jacobian at its origin in world axes (LOCAL_WORLD_ALIGNED).
 
     ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
     Return 0, or 1 if q is bad (wrong size, NaN); ``body`` is trusted.
@@ -57,7 +58,7 @@ def jacobian_world_aligned(model, q, body, offset, jac, pose):
     transforms(model, q, work)
     poses = np.empty((nb, 12))
     world_poses(model, work, poses)
-    rot, point = link_pose(poses, body, offset)
+    point = link_pose(poses, body, offset)[1]
     jac[:, :] = 0.0
     k = body
     while k >= 0:
@@ -71,11 +72,20 @@ def jacobian_world_aligned(model, q, body, offset, jac, pose):
             jac[r, col] += gain * linear[r]
             jac[3 + r, col] += gain * zw[r]
         k = parent_of(model, k)
-    for r in range(9):
-        pose[r] = rot[r]
-    for r in range(3):
-        pose[9 + r] = point[r]
     return 0
+
+
+@state_entry
+def jacobian_entry(model, rows, n, q, b, c, extra, jac):
+    """
+    Entry point of ``jacobian_world_aligned`` (C pointers, _jit.STATE_ENTRY; b, c unused).
+
+    ``extra`` is the link: its offset (R row-major, p) in its body frame, then the
+    body index, 13 values.
+    """
+    link = read_only(carray(extra, (1, 13)))
+    return jacobian_world_aligned(model_at(model, rows), state_at(q, n), int(link[0, 12]),
+                                  link, carray(jac, (6, n)))
 
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, STATUS, IN2, OUT2)])

@@ -30,9 +30,10 @@ singularity tolerance. One argument instead of four keeps the per-call cost of
 crossing from Python into compiled code low.
 """
 
+from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import kernel
+from ros_dynamics._jit import kernel, read_only
 from ros_dynamics.spatial import add, axis_rotation, load3, load9, mat_mat, mat_vec, scale
 
 REVOLUTE = 0
@@ -78,6 +79,18 @@ def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
     model[nb, H_TOLERANCE] = tolerance
     model.setflags(write=False)
     return model
+
+
+@kernel
+def model_at(pointer, rows):
+    """Return the read-only packed model (rows, NCOL) at a C pointer (a state entry's)."""
+    return read_only(carray(pointer, (rows, NCOL)))
+
+
+@kernel
+def state_at(pointer, n):
+    """Return the read-only state vector (n,) at a C pointer (a state entry's input)."""
+    return read_only(carray(pointer, n))
 
 
 @kernel
@@ -172,8 +185,8 @@ def bad_state(model, x):
     """
     Return True unless x is a finite, contiguous vector with one entry per coordinate.
 
-    The stride is checked too: RobotModel's fast paths hand arrays to the compiled
-    entry without numba's type checks, so a strided view must be refused here.
+    The stride is checked too, so that no caller that bypasses numba's type
+    checks can hand a kernel a strided view.
     """
     return (x.shape[0] != dof_of(model) or (x.shape[0] > 1 and x.strides[0] != 8)
             or non_finite(x))

@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
-from ros_dynamics._jit import ensure_compiled
+from ros_dynamics._jit import ensure_compiled, StateCall
 from ros_dynamics.exceptions import SingularMassMatrixError
 from ros_dynamics.joints import pack
 from ros_dynamics.model_build import build_model_arrays, limits
@@ -89,42 +89,18 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
     return next((status for status in statuses if status), 0)
 
 
-# Fast paths: the compiled entry points accept exactly float64 C-contiguous
-# arrays (any other type raises TypeError at dispatch, in C, at no cost to the
-# fast case) and check lengths and finiteness themselves, returning a nonzero
-# status instead of raising. Anything unusual (lists, batches, wrong shapes,
-# NaN, the first call before compilation) takes the general path, which
-# converts, validates and raises the documented errors.
-_ndarray = np.ndarray
-_empty = np.empty
-_rnea = rnea.inverse_dynamics
-_jacobian = jacobian.jacobian_world_aligned
-_F64 = np.dtype(np.float64)
+# Fast paths: a single state of float64 C-contiguous vectors goes straight to
+# the compiled single-state kernel through a StateCall (_jit), which returns None
+# for anything else (lists, batches, wrong shapes, NaN, a singular M) and for
+# every call before this model has bound the kernel; then the general path
+# converts, validates, binds and raises the documented errors. The attributes
+# holding a model's bound single-state calls (the Jacobians: _jacobian_calls):
+_CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call')
 
 
-class _Compiled:
-    """
-    A kernel's compiled entry (numba's wrapper behind the dispatcher), once compiled.
-
-    Calling it skips numba's argument typing and overload lookup (about 0.25 us
-    a call) but also its type checks: the caller passes 1-D float64 arrays only
-    (it checks type, ndim and dtype of the one input it does not own; the
-    kernel's bad_state refuses a strided view). Used where a single input makes
-    the check cheaper than the saving (gravity torques, mass matrix); None
-    until the dispatcher has compiled.
-    """
-
-    def __init__(self, dispatcher) -> None:
-        self.dispatcher = dispatcher
-        self.call = None
-
-    def ready(self) -> None:
-        ensure_compiled(self.dispatcher)
-        self.call = self.dispatcher.overloads[self.dispatcher.signatures[0]].entry_point
-
-
-_gravity_entry = _Compiled(rnea.gravity_torques)
-_crba_entry = _Compiled(crba.mass_matrix)
+def _unbound(*states) -> None:
+    """Stand in for a single-state call not bound yet: always take the general path."""
+    return None
 
 
 def _as_array(value, name: str) -> np.ndarray:
@@ -163,8 +139,6 @@ class RobotModel:
         nb = self._ints.shape[0]
         self._mass_shape = (self._dof, self._dof)
         self._jacobian_shape = (6, self._dof)
-        self._frames = {link: (body, arrays.link_offset[link])
-                        for link, body in arrays.link_body.items()}
         self._no_wrench_batch = np.zeros((1, nb, 6))
         self._has_mimic = bool(np.any(self._ints[:, 2] != np.arange(nb))) or nb != self._dof
         scale = 1.0 + float(np.sum(self._reals[:, 15]) + np.sum(self._reals[:, 19:22]))
@@ -175,7 +149,8 @@ class RobotModel:
         self.continuous.setflags(write=False)
         self._gravity = np.zeros(3)
         self._model = None   # the packed kernel model, rebuilt when gravity changes
-        self._fd = aba.forward_dynamics_dense if self._has_mimic else aba.forward_dynamics
+        self._fd_entry = (aba.forward_dynamics_dense_entry if self._has_mimic
+                          else aba.forward_dynamics_entry)
         self._fd_batch = (aba.forward_dynamics_dense_batch if self._has_mimic
                           else aba.forward_dynamics_batch)
         self.gravity = gravity
@@ -242,6 +217,32 @@ class RobotModel:
         self._gravity = value.copy()
         self._model = pack(self._ints, self._reals, self._dof, self._gravity,
                            self._singular_tolerance)
+        self._unbind()
+
+    def _unbind(self) -> None:
+        """Forget the bound single-state calls (they hold the packed model)."""
+        for name in _CALLS:
+            setattr(self, name, _unbound)
+        self._jacobian_calls = {}
+
+    def _bind(self, name: str, entry, inputs: int, out_shape: tuple):
+        """Return the single-state call ``name`` bound to this model, binding it on first use."""
+        call = getattr(self, name)
+        if call is _unbound:
+            ensure_compiled(entry)
+            call = StateCall(entry.address, self._model, self._dof, inputs, out_shape)
+            setattr(self, name, call)
+        return call
+
+    def __getstate__(self) -> dict:
+        """Pickle without the bound calls (C objects; rebound on first use)."""
+        return {k: v for k, v in self.__dict__.items()
+                if k not in _CALLS and k != '_jacobian_calls'}
+
+    def __setstate__(self, state: dict) -> None:
+        """Restore a pickled model; its single-state calls bind again on first use."""
+        self.__dict__.update(state)
+        self._unbind()
 
     def joint_index(self, name: str) -> int:
         """Return the coordinate index of an independent joint."""
@@ -338,13 +339,10 @@ class RobotModel:
         at the link origin, world axes (N, N m). Returns tau (N m or N), same
         leading shape.
         """
-        if external_wrenches is None and type(q) is _ndarray and q.ndim == 1:
-            tau = _empty(self._dof)
-            try:
-                if not _rnea(self._model, q, qd, qdd, tau):
-                    return tau
-            except TypeError:
-                pass
+        if external_wrenches is None:
+            tau = self._id_call(q, qd, qdd)
+            if tau is not None:
+                return tau
         return self._inverse_dynamics(q, qd, qdd, external_wrenches)
 
     def _inverse_dynamics(self, q, qd, qdd, external_wrenches) -> np.ndarray:
@@ -353,9 +351,8 @@ class RobotModel:
         fext = self._wrenches(q, external_wrenches)
         tau = np.empty(q.shape)
         if q.ndim == 1 and fext is None:
-            ensure_compiled(rnea.inverse_dynamics)
-            status = rnea.inverse_dynamics(self._model, q, qd, qdd, tau)
-            self._check_status(status, names, (q, qd, qdd))
+            call = self._bind('_id_call', rnea.inverse_dynamics_entry, 3, self._shape)
+            self._check_status(call.into(tau, q, qd, qdd), names, (q, qd, qdd))
             return tau
         # batches, and single states with wrenches (a batch of one: one kernel less to compile)
         q, qd, qdd = self._as_batch(names, q, qd, qdd)
@@ -377,18 +374,16 @@ class RobotModel:
 
     def gravity_torques(self, q) -> np.ndarray:
         """Return g(q) (N m): the joint torques that hold the robot still at q."""
-        call = _gravity_entry.call
-        if call is not None and type(q) is _ndarray and q.ndim == 1 and q.dtype is _F64:
-            tau = _empty(self._dof)
-            if not call(self._model, q, tau):
-                return tau
+        tau = self._gravity_call(q)
+        if tau is not None:
+            return tau
         q = self._state(q, 'q')
         if q.ndim == 2:
             zero = np.zeros(q.shape)
             return self.inverse_dynamics(q, zero, zero)
-        _gravity_entry.ready()
+        call = self._bind('_gravity_call', rnea.gravity_torques_entry, 1, self._shape)
         tau = np.empty(self._dof)
-        self._check_status(rnea.gravity_torques(self._model, q, tau), ('q',), (q,))
+        self._check_status(call.into(tau, q), ('q',), (q,))
         return tau
 
     def bias_torques(self, q, qd) -> np.ndarray:
@@ -398,16 +393,14 @@ class RobotModel:
 
     def mass_matrix(self, q) -> np.ndarray:
         """Return the joint-space inertia M(q), (dof, dof) or (N, dof, dof), by CRBA (t. 6.2)."""
-        call = _crba_entry.call
-        if call is not None and type(q) is _ndarray and q.ndim == 1 and q.dtype is _F64:
-            mass = _empty(self._mass_shape)
-            if not call(self._model, q, mass):
-                return mass
+        mass = self._mass_call(q)
+        if mass is not None:
+            return mass
         q = self._state(q, 'q')
         mass = np.empty(q.shape + (self._dof,))
         if q.ndim == 1:
-            _crba_entry.ready()
-            self._check_status(crba.mass_matrix(self._model, q, mass), ('q',), (q,))
+            call = self._bind('_mass_call', crba.mass_matrix_entry, 1, self._mass_shape)
+            self._check_status(call.into(mass, q), ('q',), (q,))
             return mass
         ensure_compiled(crba.mass_matrix_batch)
         _run_batch(crba.mass_matrix_batch, q.shape[0],
@@ -435,13 +428,10 @@ class RobotModel:
         model). Raises SingularMassMatrixError naming the joint when M is
         singular (a joint that moves no inertia).
         """
-        if external_wrenches is None and type(q) is _ndarray and q.ndim == 1:
-            qdd = _empty(self._dof)
-            try:
-                if not self._fd(self._model, q, qd, tau, qdd):
-                    return qdd
-            except TypeError:
-                pass
+        if external_wrenches is None:
+            qdd = self._fd_call(q, qd, tau)
+            if qdd is not None:
+                return qdd
         return self._forward_dynamics(q, qd, tau, external_wrenches)
 
     def _forward_dynamics(self, q, qd, tau, external_wrenches) -> np.ndarray:
@@ -450,8 +440,8 @@ class RobotModel:
         fext = self._wrenches(q, external_wrenches)
         qdd = np.empty(q.shape)
         if q.ndim == 1 and fext is None:
-            ensure_compiled(self._fd)
-            status = self._fd(self._model, q, qd, tau, qdd)
+            call = self._bind('_fd_call', self._fd_entry, 3, self._shape)
+            status = call.into(qdd, q, qd, tau)
         else:
             q, qd, tau = self._as_batch(names, q, qd, tau)
             fext = fext.reshape((-1,) + fext.shape[-2:])
@@ -562,33 +552,36 @@ class RobotModel:
         link's axes (LOCAL); 'world': spatial velocity at the world origin,
         world axes (WORLD).
         """
-        if frame == 'world_aligned' and type(q) is _ndarray:
-            frame_of = self._frames.get(link)
-            if frame_of is not None:
-                jac, pose = _empty(self._jacobian_shape), _empty(12)
-                try:
-                    if not _jacobian(self._model, q, frame_of[0], frame_of[1], jac, pose):
-                        return jac
-                except TypeError:
-                    pass
+        if frame == 'world_aligned':
+            call = self._jacobian_calls.get(link)
+            if call is not None:
+                jac = call(q)
+                if jac is not None:
+                    return jac
         self._check_frame(frame)
-        jac, pose = self._jacobian(q, link)
-        if frame == 'local':
-            rot = pose[:9].reshape(3, 3)
-            return np.vstack([rot.T @ jac[:3], rot.T @ jac[3:]])
-        if frame == 'world':
-            return np.vstack([jac[:3] + np.cross(pose[9:], jac[3:], axis=0), jac[3:]])
-        return jac
-
-    def _jacobian(self, q, link: str) -> tuple:
         q = self._single(q, 'q')
-        body = self._body_of(link)
-        ensure_compiled(jacobian.jacobian_world_aligned)
-        jac, pose = np.empty((6, self._dof)), np.empty(12)
-        status = jacobian.jacobian_world_aligned(self._model, q, body,
-                                                 self._arrays.link_offset[link], jac, pose)
-        self._check_status(status, ('q',), (q,))
-        return jac, pose
+        call = self._jacobian_call(link)
+        jac = np.empty(self._jacobian_shape)
+        self._check_status(call.into(jac, q), ('q',), (q,))
+        if frame == 'world_aligned':
+            return jac
+        pose = self.link_pose(q, link)
+        if frame == 'local':
+            rot = pose[:3, :3]
+            return np.vstack([rot.T @ jac[:3], rot.T @ jac[3:]])
+        return np.vstack([jac[:3] + np.cross(pose[:3, 3], jac[3:], axis=0), jac[3:]])
+
+    def _jacobian_call(self, link: str):
+        """Return the world-aligned Jacobian of ``link`` as a single-state call, bound once."""
+        call = self._jacobian_calls.get(link)
+        if call is None:
+            body = self._body_of(link)
+            ensure_compiled(jacobian.jacobian_entry)
+            frame = np.append(self._arrays.link_offset[link][0], float(body))
+            call = StateCall(jacobian.jacobian_entry.address, self._model, self._dof, 1,
+                             self._jacobian_shape, frame)
+            self._jacobian_calls[link] = call
+        return call
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
         """

@@ -25,11 +25,12 @@ with gravity entered as an upward acceleration of the root. Mimic joints
 contribute G_i tau_i to their leader's coordinate (tau = G^T tau_full).
 """
 
+from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT2, STATUS
+from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.joints import (bad_state, body_count, coordinate_of, gravity_of, MIMIC_GAIN,
-                                 motion_subspace, parent_of, rigid_inertia)
+                                 model_at, motion_subspace, parent_of, rigid_inertia, state_at)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_FORCE_F,
                                      W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
 from ros_dynamics.spatial import (add, cross_force, dot, force_to_parent, load3, load9,
@@ -72,7 +73,7 @@ def rnea_into(model, q, qd, qdd, fext, work, tau):
             store3(work, parent, W_FORCE_F, add(load3(work, parent, W_FORCE_F), pf))
 
 
-@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1)])
+@kernel
 def inverse_dynamics(model, q, qd, qdd, tau):
     """Write ID(q, qd, qdd) into tau; return 0, or 1 if a state is bad (wrong size, NaN)."""
     if bad_state(model, q) or bad_state(model, qd) or bad_state(model, qdd):
@@ -83,13 +84,26 @@ def inverse_dynamics(model, q, qd, qdd, tau):
     return 0
 
 
-@kernel(signatures=[STATUS(IN2, IN1, OUT1)])
+@kernel
 def gravity_torques(model, q, tau):
     """Write g(q) = ID(q, 0, 0) into tau; return 0, or 1 if q is bad (wrong size, NaN)."""
     if bad_state(model, q) or tau.shape[0] != q.shape[0]:
         return 1
     rnea_into(model, q, None, None, None, np.empty((body_count(model), NWORK)), tau)
     return 0
+
+
+@state_entry
+def inverse_dynamics_entry(model, rows, n, q, qd, qdd, extra, tau):
+    """Entry point of ``inverse_dynamics`` (C pointers, _jit.STATE_ENTRY; extra unused)."""
+    return inverse_dynamics(model_at(model, rows), state_at(q, n), state_at(qd, n),
+                            state_at(qdd, n), carray(tau, n))
+
+
+@state_entry
+def gravity_torques_entry(model, rows, n, q, b, c, extra, tau):
+    """Entry point of ``gravity_torques`` (C pointers, _jit.STATE_ENTRY; b, c, extra unused)."""
+    return gravity_torques(model_at(model, rows), state_at(q, n), carray(tau, n))
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])

@@ -1,0 +1,135 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The call path into the single-state kernels: the C extension and its ctypes fallback."""
+
+import copy
+import os
+import pickle
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from robot_data import example_urdf
+from ros_dynamics import _jit, aba, crba, jacobian, rnea, RobotModel
+from ros_dynamics._jit import CtypesStateCall, ensure_compiled
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), 'benchmarks'))
+from chains import serial_chain_urdf  # noqa: E402, I100
+
+ROBOTS = [('panda_description/urdf/panda.urdf', True),    # the finger's mimic: dense FD
+          ('panda_description/urdf/panda.urdf', False),
+          ('ur_description/urdf/ur5_robot.urdf', True),
+          ('talos_data/robots/talos_reduced.urdf', True)]
+
+
+def entries(robot):
+    """Return (name, entry, inputs, output shape, the public method) of each state entry."""
+    n = robot.dof
+    fd = aba.forward_dynamics_dense_entry if robot._has_mimic else aba.forward_dynamics_entry
+    return [('inverse_dynamics', rnea.inverse_dynamics_entry, 3, (n,), robot.inverse_dynamics),
+            ('gravity_torques', rnea.gravity_torques_entry, 1, (n,), robot.gravity_torques),
+            ('mass_matrix', crba.mass_matrix_entry, 1, (n, n), robot.mass_matrix),
+            ('forward_dynamics', fd, 3, (n,), robot.forward_dynamics)]
+
+
+def test_the_c_extension_is_built():
+    """The build compiles _statecall (optional for pip users, so check it did not fall back)."""
+    from ros_dynamics import _statecall
+    assert _jit.StateCall is _statecall.StateCall
+
+
+@pytest.mark.parametrize('path, mimic', ROBOTS)
+def test_extension_and_ctypes_fallback_agree(path, mimic):
+    robot = RobotModel.from_urdf_file(example_urdf(path), mimic=mimic)
+    rng = np.random.default_rng(3)
+    states = [rng.uniform(-1.0, 1.0, robot.dof) for _ in range(3)]
+    for name, entry, inputs, shape, method in entries(robot):
+        ensure_compiled(entry)
+        calls = [kind(entry.address, robot._model, robot.dof, inputs, shape)
+                 for kind in (_jit.StateCall, CtypesStateCall)]
+        expected = method(*states[:inputs])
+        for call in calls:
+            out = call(*states[:inputs])
+            np.testing.assert_array_equal(out, expected, err_msg=name)
+            assert out.shape == shape and out.flags.c_contiguous and out.flags.writeable
+            assert call(*states[:inputs]) is not out            # a new array every call
+            into = np.full(shape, np.nan)
+            assert call.into(into, *states[:inputs]) == 0
+            np.testing.assert_array_equal(into, expected)
+            # anything but exact float64 C-contiguous vectors of dof: None (the general path)
+            q = states[0]
+            for bad in (list(q), q.astype(np.float32), np.repeat(q, 2)[::2], q[:-1],
+                        np.append(q, 0.0), q.astype('>f8'), q.reshape(1, -1),
+                        np.where(np.arange(robot.dof) == 0, np.nan, q)):
+                assert call(bad, *states[1:inputs]) is None, (name, bad)
+            assert call(*states[:inputs], q) is None                 # too many
+            with pytest.raises(TypeError, match='out'):
+                call.into(np.empty(shape)[::-1] if len(shape) == 1 else np.empty(shape).T,
+                          *states[:inputs])
+            with pytest.raises(TypeError, match='state argument 0'):
+                call.into(np.empty(shape), q[:-1], *states[1:inputs])
+
+
+def test_bound_calls_follow_gravity_pickling_and_copies():
+    robot = RobotModel.from_urdf_file(example_urdf('ur_description/urdf/ur5_robot.urdf'))
+    q = np.linspace(-1.0, 1.0, robot.dof)
+    held = robot.gravity_torques(q)
+    assert isinstance(robot._gravity_call, _jit.StateCall)     # bound by the first call
+    for clone in (pickle.loads(pickle.dumps(robot)), copy.deepcopy(robot), copy.copy(robot)):
+        np.testing.assert_array_equal(clone.gravity_torques(q), held)
+        np.testing.assert_array_equal(clone.mass_matrix(q), robot.mass_matrix(q))
+    robot.gravity = (0.0, 0.0, -2 * 9.81)    # rebinds: the old calls held the old model
+    np.testing.assert_allclose(robot.gravity_torques(q), 2 * held, rtol=1e-12)
+
+
+def test_large_models_run_in_threads():
+    """Calls on models above 64 bodies release the GIL; results are those of serial calls."""
+    robot = RobotModel.from_urdf_string(serial_chain_urdf(200))
+    rng = np.random.default_rng(5)
+    states = [rng.uniform(-1.0, 1.0, (3, robot.dof)) for _ in range(8)]
+    expected = [robot.inverse_dynamics(*s) for s in states]
+    results = [None] * len(states)
+
+    def work(k):
+        for _ in range(20):
+            results[k] = robot.inverse_dynamics(*states[k])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(states))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for got, want in zip(results, expected):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize('path, mimic', ROBOTS[1:3])
+def test_jacobian_calls_agree(path, mimic):
+    """The per-link Jacobian entry, through the extension and ctypes, at every link."""
+    robot = RobotModel.from_urdf_file(example_urdf(path), mimic=mimic)
+    q = np.random.default_rng(4).uniform(-1.0, 1.0, robot.dof)
+    ensure_compiled(jacobian.jacobian_entry)
+    for link in robot.link_names:
+        expected = robot.jacobian(q, link)
+        assert robot.jacobian(q, link) is not expected          # the bound fast path
+        np.testing.assert_array_equal(robot.jacobian(q, link), expected)
+        body = robot._arrays.link_body[link]
+        frame = np.append(robot._arrays.link_offset[link][0], float(body))
+        for kind in (_jit.StateCall, CtypesStateCall):
+            call = kind(jacobian.jacobian_entry.address, robot._model, robot.dof, 1,
+                        (6, robot.dof), frame)
+            np.testing.assert_array_equal(call(q), expected, err_msg=link)
