@@ -70,7 +70,7 @@ _POINTER = types.CPointer(types.float64)
 STATE_ENTRY = STATUS(_POINTER, types.int64, types.int64, _POINTER, _POINTER, _POINTER, _POINTER,
                      _POINTER)
 
-_compile_lock = threading.Lock()
+_compile_lock = threading.RLock()   # re-entered: a state entry compiles the kernels it calls
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
                  'integrators')
@@ -193,7 +193,9 @@ class StateEntry:
         self.callback = None
 
     def compile_entry(self) -> None:
-        """Compile the callback (or load it from the cache)."""
+        """Compile the callback (or load it from the cache), after the entry points it calls."""
+        called = (self.py_func.__globals__.get(name) for name in self.py_func.__code__.co_names)
+        ensure_compiled(*(value for value in called if hasattr(value, 'entry_signatures')))
         self.callback = _cached_compile(numba.cfunc, self.py_func, STATE_ENTRY)
         self.address = self.callback.address
 

@@ -37,11 +37,12 @@ joints).
 from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
+from ros_dynamics._jit import IN2, IN3, kernel, OUT2, read_only, state_entry, STATUS
 from ros_dynamics.crba import crba_into
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, dof_of, gravity_of,
-                                 H_TOLERANCE, joint_position, joint_rate, joint_transform,
-                                 model_at, motion_subspace, parent_of, rigid_inertia, state_at)
+from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of, dof_of,
+                                 gravity_of, H_TOLERANCE, joint_position, joint_rate,
+                                 joint_transform, model_at, motion_subspace, parent_of,
+                                 rigid_inertia)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent, cross_force,
                                   cross_motion, dot, force_to_parent, load3, load9, mat_add,
@@ -216,52 +217,37 @@ def new_workspace(model):
     return np.empty((nb, NWORK)), np.empty((dof, dof))   # NWORK > RNEA's and CRBA's
 
 
-@kernel
-def forward_dynamics(model, q, qd, tau, qdd):
-    """
-    Write FD(q, qd, tau) into qdd by ABA (models without mimic joints).
-
-    Return 0; 1 if a state argument is bad (wrong size, NaN); -(k + 1) if
-    M is singular at body k.
-    """
-    if bad_state(model, q) or bad_state(model, qd) or bad_state(model, tau):
-        return 1
-    if qdd.shape[0] != q.shape[0]:
-        return 1
-    singular = aba_into(model, q, qd, tau, None, np.empty((body_count(model), NWORK)), qdd)
-    return 0 if singular < 0 else -(singular + 1)
-
-
-@kernel
-def forward_dynamics_dense(model, q, qd, tau, qdd):
-    """
-    Write FD(q, qd, tau) into qdd by M qdd = tau - b (models with mimic joints).
-
-    Status as forward_dynamics, with k the coordinate whose Cholesky pivot
-    vanishes. (A separate entry point: neither kind of model compiles the
-    other's algorithm for single calls.)
-    """
-    if bad_state(model, q) or bad_state(model, qd) or bad_state(model, tau):
-        return 1
-    if qdd.shape[0] != q.shape[0]:
-        return 1
-    work, mass = new_workspace(model)
-    singular = dense_into(model, q, qd, tau, None, work, mass, qdd)
-    return 0 if singular < 0 else -(singular + 1)
-
-
 @state_entry
 def forward_dynamics_entry(model, rows, n, q, qd, tau, extra, qdd):
-    """Entry point of ``forward_dynamics`` (C pointers, _jit.STATE_ENTRY; extra unused)."""
-    return forward_dynamics(model_at(model, rows), state_at(q, n), state_at(qd, n),
-                            state_at(tau, n), carray(qdd, n))
+    """
+    Write FD(q, qd, tau) by ABA for one state into qdd (C pointers, _jit.STATE_ENTRY).
+
+    For models without mimic joints. The batch kernel on a batch of one
+    (``extra``: zero body forces (1, nb, 6)), after checking the state: return
+    0; 1 if it holds NaN or Inf; -(k + 1) if M is singular at body k.
+    """
+    m = model_at(model, rows)
+    q, qd, tau = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(tau, n)
+    if bad_state(m, q[0]) or bad_state(m, qd[0]) or bad_state(m, tau[0]):
+        return 1
+    return forward_dynamics_batch(m, q, qd, tau, read_only(carray(extra, (1, rows - 1, 6))),
+                                  carray(qdd, (1, n)))
 
 
 @state_entry
 def forward_dynamics_dense_entry(model, rows, n, q, qd, tau, extra, qdd):
-    """Entry point of ``forward_dynamics_dense`` (C pointers, _jit.STATE_ENTRY; extra unused)."""
-    return forward_dynamics_dense(model_at(model, rows), state_at(q, n), state_at(qd, n),
-                                  state_at(tau, n), carray(qdd, n))
+    """
+    Write FD(q, qd, tau) by M qdd = tau - b for one state (models with mimic joints).
+
+    As forward_dynamics_entry, with k the coordinate whose Cholesky pivot vanishes.
+    """
+    m = model_at(model, rows)
+    q, qd, tau = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(tau, n)
+    if bad_state(m, q[0]) or bad_state(m, qd[0]) or bad_state(m, tau[0]):
+        return 1
+    return forward_dynamics_dense_batch(m, q, qd, tau,
+                                        read_only(carray(extra, (1, rows - 1, 6))),
+                                        carray(qdd, (1, n)))
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])

@@ -25,8 +25,8 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, state_entry, STATUS
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN, model_at,
-                                 motion_subspace, parent_of, rigid_inertia, state_at)
+from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of, MIMIC_GAIN,
+                                 model_at, motion_subspace, parent_of, rigid_inertia)
 from ros_dynamics.kinematics import transforms, W_POS, W_ROT
 from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9,
                                   rigid_inertia_times, rigid_inertia_to_parent, store3, store6)
@@ -84,19 +84,19 @@ def crba_into(model, q, work, mass):
             mass[kj, ki] += value
 
 
-@kernel
-def mass_matrix(model, q, mass):
-    """Write H(q) into mass (dof, dof); return 0, or 1 if q is bad (wrong size, NaN)."""
-    if bad_state(model, q) or mass.shape[0] != q.shape[0] or mass.shape[1] != q.shape[0]:
-        return 1
-    crba_into(model, q, np.empty((body_count(model), NWORK)), mass)
-    return 0
-
-
 @state_entry
 def mass_matrix_entry(model, rows, n, q, b, c, extra, mass):
-    """Entry point of ``mass_matrix`` (C pointers, _jit.STATE_ENTRY; b, c, extra unused)."""
-    return mass_matrix(model_at(model, rows), state_at(q, n), carray(mass, (n, n)))
+    """
+    Write H(q) (n, n) for one state into mass (C pointers, _jit.STATE_ENTRY; b, c, extra unused).
+
+    The batch kernel on a batch of one, after checking q: return 0, or 1 if it
+    holds NaN or Inf.
+    """
+    m = model_at(model, rows)
+    q = batch_of_one(q, n)
+    if bad_state(m, q[0]):
+        return 1
+    return mass_matrix_batch(m, q, carray(mass, (1, n, n)))
 
 
 @kernel(signatures=[STATUS(IN2, IN2, OUT3)])

@@ -94,6 +94,12 @@ def state_at(pointer, n):
 
 
 @kernel
+def batch_of_one(pointer, n):
+    """Return the read-only state (1, n) at a C pointer: a batch of one for a batch kernel."""
+    return read_only(carray(pointer, (1, n)))
+
+
+@kernel
 def body_count(model):
     """Return nb, the number of moving bodies."""
     return model.shape[0] - 1

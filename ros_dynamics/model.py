@@ -139,7 +139,8 @@ class RobotModel:
         nb = self._ints.shape[0]
         self._mass_shape = (self._dof, self._dof)
         self._jacobian_shape = (6, self._dof)
-        self._no_wrench_batch = np.zeros((1, nb, 6))
+        self._no_wrench_batch = np.zeros((1, nb, 6))   # also the state entries' extra
+        self._no_wrench_batch.setflags(write=False)
         self._has_mimic = bool(np.any(self._ints[:, 2] != np.arange(nb))) or nb != self._dof
         scale = 1.0 + float(np.sum(self._reals[:, 15]) + np.sum(self._reals[:, 19:22]))
         self._singular_tolerance = 1e-12 * scale
@@ -230,7 +231,8 @@ class RobotModel:
         call = getattr(self, name)
         if call is _unbound:
             ensure_compiled(entry)
-            call = StateCall(entry.address, self._model, self._dof, inputs, out_shape)
+            call = StateCall(entry.address, self._model, self._dof, inputs, out_shape,
+                             self._no_wrench_batch)
             setattr(self, name, call)
         return call
 

@@ -28,9 +28,10 @@ contribute G_i tau_i to their leader's coordinate (tau = G^T tau_full).
 from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, gravity_of, MIMIC_GAIN,
-                                 model_at, motion_subspace, parent_of, rigid_inertia, state_at)
+from ros_dynamics._jit import IN2, IN3, kernel, OUT2, read_only, state_entry, STATUS
+from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of, gravity_of,
+                                 MIMIC_GAIN, model_at, motion_subspace, parent_of, rigid_inertia,
+                                 state_at)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_FORCE_F,
                                      W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
 from ros_dynamics.spatial import (add, cross_force, dot, force_to_parent, load3, load9,
@@ -74,17 +75,6 @@ def rnea_into(model, q, qd, qdd, fext, work, tau):
 
 
 @kernel
-def inverse_dynamics(model, q, qd, qdd, tau):
-    """Write ID(q, qd, qdd) into tau; return 0, or 1 if a state is bad (wrong size, NaN)."""
-    if bad_state(model, q) or bad_state(model, qd) or bad_state(model, qdd):
-        return 1
-    if tau.shape[0] != q.shape[0]:
-        return 1
-    rnea_into(model, q, qd, qdd, None, np.empty((body_count(model), NWORK)), tau)
-    return 0
-
-
-@kernel
 def gravity_torques(model, q, tau):
     """Write g(q) = ID(q, 0, 0) into tau; return 0, or 1 if q is bad (wrong size, NaN)."""
     if bad_state(model, q) or tau.shape[0] != q.shape[0]:
@@ -95,9 +85,18 @@ def gravity_torques(model, q, tau):
 
 @state_entry
 def inverse_dynamics_entry(model, rows, n, q, qd, qdd, extra, tau):
-    """Entry point of ``inverse_dynamics`` (C pointers, _jit.STATE_ENTRY; extra unused)."""
-    return inverse_dynamics(model_at(model, rows), state_at(q, n), state_at(qd, n),
-                            state_at(qdd, n), carray(tau, n))
+    """
+    Write ID(q, qd, qdd) for one state into tau (C pointers, _jit.STATE_ENTRY).
+
+    The batch kernel on a batch of one (``extra``: zero body forces (1, nb, 6)),
+    after checking the state: return 0, or 1 if it holds NaN or Inf.
+    """
+    m = model_at(model, rows)
+    q, qd, qdd = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(qdd, n)
+    if bad_state(m, q[0]) or bad_state(m, qd[0]) or bad_state(m, qdd[0]):
+        return 1
+    return inverse_dynamics_batch(m, q, qd, qdd, read_only(carray(extra, (1, rows - 1, 6))),
+                                  carray(tau, (1, n)))
 
 
 @state_entry

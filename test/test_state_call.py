@@ -59,7 +59,8 @@ def test_extension_and_ctypes_fallback_agree(path, mimic):
     states = [rng.uniform(-1.0, 1.0, robot.dof) for _ in range(3)]
     for name, entry, inputs, shape, method in entries(robot):
         ensure_compiled(entry)
-        calls = [kind(entry.address, robot._model, robot.dof, inputs, shape)
+        calls = [kind(entry.address, robot._model, robot.dof, inputs, shape,
+                      robot._no_wrench_batch)       # extra: zero body forces (1, nb, 6)
                  for kind in (_jit.StateCall, CtypesStateCall)]
         expected = method(*states[:inputs])
         for call in calls:
