@@ -31,8 +31,9 @@ import math
 
 from numba import types
 import numpy as np
-from ros_dynamics._jit import IN1, IN2, kernel, OUT1, STATUS
+from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, STATUS
 from ros_dynamics.aba import aba_into, dense_into, new_workspace
+from ros_dynamics.joints import body_count
 
 # rows of the joint-parameter array
 DAMPING = 0
@@ -67,12 +68,20 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
 
 
 @kernel
-def acceleration_into(model, q, qd, effort, params, limits, dense, work, mass, tau, qdd):
-    """Write qdd under the current effort into ``qdd``; return -1 or the singular index."""
+def acceleration_into(model, q, qd, effort, params, limits, dense, work, mass, no_forces, tau,
+                      qdd):
+    """
+    Write qdd under the current effort into ``qdd``; return -1 or the singular index.
+
+    ABA (or the dense solve) sees read-only states and zero body forces
+    ``no_forces``: the argument types of the batch kernels, whose compiled
+    specialisations it then shares (compile time).
+    """
     joint_torques_into(q, qd, effort, params, limits, tau)
+    q, qd, torque = read_only(q), read_only(qd), read_only(tau)
     if dense:
-        return dense_into(model, q, qd, tau, None, work, mass, qdd)
-    return aba_into(model, q, qd, tau, None, work, qdd)
+        return dense_into(model, q, qd, torque, no_forces, work, mass, qdd)
+    return aba_into(model, q, qd, torque, no_forces, work, qdd)
 
 
 @kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, IN2, types.float64, types.boolean,
@@ -86,11 +95,13 @@ def integration_step(model, q, qd, effort, params, dt, rk4, limits, dense):
     """
     n = q.shape[0]
     work, mass = new_workspace(model)
+    no_forces = read_only(np.zeros((body_count(model), 6)))
     tau = np.empty(n)
     k1, k2, k3, k4 = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     qs, qds = np.empty(n), np.empty(n)
     q_next, qd_next = np.empty(n), np.empty(n)
-    singular = acceleration_into(model, q, qd, effort, params, limits, dense, work, mass, tau, k1)
+    singular = acceleration_into(model, q, qd, effort, params, limits, dense, work, mass,
+                                 no_forces, tau, k1)
     if singular >= 0:
         return -(singular + 1)
     if not rk4:   # semi-implicit (symplectic) Euler
@@ -102,19 +113,19 @@ def integration_step(model, q, qd, effort, params, dt, rk4, limits, dense):
             qs[i] = q[i] + 0.5 * dt * qd[i]
             qds[i] = qd[i] + 0.5 * dt * k1[i]
         singular = acceleration_into(model, qs, qds, effort, params, limits, dense, work, mass,
-                                     tau, k2)
+                                     no_forces, tau, k2)
         for i in range(n):
             q_next[i] = qd[i] + 0.5 * dt * k1[i]         # qd2, kept for the position update
             qs[i] = q[i] + 0.5 * dt * q_next[i]
             qds[i] = qd[i] + 0.5 * dt * k2[i]
         singular = max(singular, acceleration_into(model, qs, qds, effort, params, limits, dense,
-                                                   work, mass, tau, k3))
+                                                   work, mass, no_forces, tau, k3))
         for i in range(n):
             qd_next[i] = qd[i] + 0.5 * dt * k2[i]        # qd3
             qs[i] = q[i] + dt * qd_next[i]
             qds[i] = qd[i] + dt * k3[i]
         singular = max(singular, acceleration_into(model, qs, qds, effort, params, limits, dense,
-                                                   work, mass, tau, k4))
+                                                   work, mass, no_forces, tau, k4))
         if singular >= 0:
             return -(singular + 1)
         for i in range(n):
