@@ -17,6 +17,7 @@
 import copy
 import os
 import pickle
+import subprocess
 import sys
 import threading
 
@@ -134,3 +135,30 @@ def test_jacobian_calls_agree(path, mimic):
             call = kind(jacobian.jacobian_entry.address, robot._model, robot.dof, 1,
                         (6, robot.dof), frame)
             np.testing.assert_array_equal(call(q), expected, err_msg=link)
+
+
+def test_without_the_extension_the_ctypes_fallback_serves(tmp_path):
+    """A package installed without a compiler: same results through ctypes."""
+    robot_path = example_urdf('ur_description/urdf/ur5_robot.urdf')
+    robot = RobotModel.from_urdf_file(robot_path)
+    q = np.linspace(-1.0, 1.0, robot.dof)
+    expected = np.concatenate([robot.inverse_dynamics(q, q, q), robot.gravity_torques(q),
+                               robot.mass_matrix(q).ravel(), robot.forward_dynamics(q, q, q),
+                               robot.jacobian(q, 'tool0').ravel()])
+    code = ('import sys\n'
+            "sys.modules['ros_dynamics._statecall'] = None   # the import fails\n"
+            'import numpy as np\n'
+            'from ros_dynamics import _jit, RobotModel\n'
+            'assert _jit.StateCall is _jit.CtypesStateCall\n'
+            f'robot = RobotModel.from_urdf_file({robot_path!r})\n'
+            'q = np.linspace(-1.0, 1.0, robot.dof)\n'
+            'for _ in range(2):   # the general path binds, then the fast path\n'
+            '    out = np.concatenate([robot.inverse_dynamics(q, q, q), '
+            'robot.gravity_torques(q), robot.mass_matrix(q).ravel(), '
+            "robot.forward_dynamics(q, q, q), robot.jacobian(q, 'tool0').ravel()])\n"
+            'np.save(sys.argv[1], out)\n')
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root, ROS_DYNAMICS_PRECOMPILE='0')
+    subprocess.run([sys.executable, '-c', code, str(tmp_path / 'out.npy')], env=env,
+                   check=True, timeout=600)
+    np.testing.assert_array_equal(np.load(tmp_path / 'out.npy'), expected)
