@@ -26,9 +26,10 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN1, IN2, kernel, OUT2, read_only, state_entry, STATUS
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN, model_at,
-                                 motion_subspace, parent_of, state_at)
-from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_ACC_V, W_ACC_W,
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, joint_position,
+                                 joint_transform, MIMIC_GAIN, model_at, motion_subspace,
+                                 parent_of, state_at)
+from ros_dynamics.kinematics import (forward_pass, NWORK, store_world_pose, W_ACC_V, W_ACC_W,
                                      W_VEL_V, W_VEL_W, world_poses)
 from ros_dynamics.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
 
@@ -54,10 +55,18 @@ def jacobian_world_aligned(model, q, body, offset, jac):
     if bad_state(model, q) or jac.shape[1] != q.shape[0]:
         return 1
     nb = body_count(model)
-    work = np.empty((nb, NWORK))
-    transforms(model, q, work)
+    chain = np.empty(nb, np.int64)   # the body and its ancestors: the only poses needed
+    depth = 0
+    k = body
+    while k >= 0:
+        chain[depth] = k
+        depth += 1
+        k = parent_of(model, k)
     poses = np.empty((nb, 12))
-    world_poses(model, work, poses)
+    for d in range(depth - 1, -1, -1):
+        i = chain[d]
+        rot, r = joint_transform(model, i, joint_position(model, i, q))
+        store_world_pose(model, poses, i, rot, r)
     point = link_pose(poses, body, offset)[1]
     jac[:, :] = 0.0
     k = body

@@ -85,17 +85,22 @@ def forward_pass(model, q, qd, qdd, root_acc_v, work):
 
 
 @kernel
+def store_world_pose(model, poses, i, rot, r):
+    """Store body i's world pose, from its transform (rot, r) in its parent, in poses[i]."""
+    parent = parent_of(model, i)
+    if parent >= 0:
+        parent_rot = load9(poses, parent, 0)
+        r = add(load3(poses, parent, 9), mat_vec(parent_rot, r))
+        rot = mat_mat(parent_rot, rot)
+    store9(poses, i, 0, rot)
+    store3(poses, i, 9, r)
+
+
+@kernel
 def world_poses(model, work, poses):
     """Compose the body transforms in ``work`` into world poses: poses[i] = (R (9), p (3))."""
     for i in range(body_count(model)):
-        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
-        parent = parent_of(model, i)
-        if parent >= 0:
-            parent_rot = load9(poses, parent, 0)
-            r = add(load3(poses, parent, 9), mat_vec(parent_rot, r))
-            rot = mat_mat(parent_rot, rot)
-        store9(poses, i, 0, rot)
-        store3(poses, i, 9, r)
+        store_world_pose(model, poses, i, load9(work, i, W_ROT), load3(work, i, W_POS))
 
 
 @kernel(inline=True)
