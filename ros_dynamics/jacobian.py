@@ -25,7 +25,7 @@ geometric Jacobian for revolute and prismatic joints). Rows are
 from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN1, IN2, kernel, OUT2, read_only, state_entry, STATUS
+from ros_dynamics._jit import kernel, read_only, state_entry
 from ros_dynamics.joints import (bad_state, body_count, coordinate_of, joint_position,
                                  joint_transform, MIMIC_GAIN, model_at, motion_subspace,
                                  parent_of, state_at)
@@ -45,17 +45,15 @@ def link_pose(poses, body, offset):
 
 
 @kernel
-def jacobian_world_aligned(model, q, body, offset, jac):
+def chain_poses(model, q, body):
     """
-    Write J[6, dof], the link's Jacobian at its origin in world axes (LOCAL_WORLD_ALIGNED).
+    Return poses (nb, 12) holding the world poses of ``body`` and its ancestors.
 
-    ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
-    Return 0, or 1 if q is bad (wrong size, NaN); ``body`` is trusted.
+    Only the kinematic chain from the root to the body is composed (the other
+    rows are left unset): all a link's pose and Jacobian need.
     """
-    if bad_state(model, q) or jac.shape[1] != q.shape[0]:
-        return 1
     nb = body_count(model)
-    chain = np.empty(nb, np.int64)   # the body and its ancestors: the only poses needed
+    chain = np.empty(nb, np.int64)
     depth = 0
     k = body
     while k >= 0:
@@ -67,6 +65,43 @@ def jacobian_world_aligned(model, q, body, offset, jac):
         i = chain[d]
         rot, r = joint_transform(model, i, joint_position(model, i, q))
         store_world_pose(model, poses, i, rot, r)
+    return poses
+
+
+@kernel
+def link_transform(model, q, body, offset, out):
+    """Write the link's 4x4 homogeneous transform in the root frame; return 0, or 1 if q is bad."""
+    if bad_state(model, q):
+        return 1
+    rot, point = link_pose(chain_poses(model, q, body), body, offset)
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = rot[3 * r + c]
+        out[r, 3] = point[r]
+        out[3, r] = 0.0
+    out[3, 3] = 1.0
+    return 0
+
+
+@state_entry
+def link_transform_entry(model, rows, n, q, b, c, extra, out):
+    """Entry point of ``link_transform`` (C pointers, _jit.STATE_ENTRY; extra: jacobian_entry)."""
+    link = read_only(carray(extra, (1, 13)))
+    return link_transform(model_at(model, rows), state_at(q, n), int(link[0, 12]), link,
+                          carray(out, (4, 4)))
+
+
+@kernel
+def jacobian_world_aligned(model, q, body, offset, jac):
+    """
+    Write J[6, dof], the link's Jacobian at its origin in world axes (LOCAL_WORLD_ALIGNED).
+
+    ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
+    Return 0, or 1 if q is bad (wrong size, NaN); ``body`` is trusted.
+    """
+    if bad_state(model, q) or jac.shape[1] != q.shape[0]:
+        return 1
+    poses = chain_poses(model, q, body)
     point = link_pose(poses, body, offset)[1]
     jac[:, :] = 0.0
     k = body
@@ -97,7 +132,7 @@ def jacobian_entry(model, rows, n, q, b, c, extra, jac):
                                   link, carray(jac, (6, n)))
 
 
-@kernel(signatures=[STATUS(IN2, IN1, IN1, STATUS, IN2, OUT2)])
+@kernel
 def link_bias_acceleration(model, q, qd, body, offset, out):
     """
     Write rows (angular, spatial linear at P, classical linear at P) of dJ/dt qd, world axes.
@@ -127,3 +162,18 @@ def link_bias_acceleration(model, q, qd, body, offset, out):
         for k in range(3):
             out[r, k] = rows[r][k]
     return 0
+
+
+@state_entry
+def link_bias_acceleration_entry(model, rows, n, q, qd, c, extra, out):
+    """
+    Entry point of ``link_bias_acceleration`` (C pointers, _jit.STATE_ENTRY; c unused).
+
+    ``extra`` as jacobian_entry; return 0, or 1 if q or qd holds NaN or Inf.
+    """
+    m = model_at(model, rows)
+    q, qd = state_at(q, n), state_at(qd, n)
+    if bad_state(m, q) or bad_state(m, qd):
+        return 1
+    link = read_only(carray(extra, (1, 13)))
+    return link_bias_acceleration(m, q, qd, int(link[0, 12]), link, carray(out, (3, 3)))

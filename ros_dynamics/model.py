@@ -94,8 +94,12 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
 # for anything else (lists, batches, wrong shapes, NaN, a singular M) and for
 # every call before this model has bound the kernel; then the general path
 # converts, validates, binds and raises the documented errors. The attributes
-# holding a model's bound single-state calls (the Jacobians: _jacobian_calls):
+# holding a model's bound single-state calls (per link: _link_calls):
 _CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call')
+# per-link quantities: entry point and output shape (None: the Jacobian's, 6 x dof)
+_LINK_ENTRIES = {'pose': (jacobian.link_transform_entry, (4, 4)),
+                 'jacobian': (jacobian.jacobian_entry, None),
+                 'bias': (jacobian.link_bias_acceleration_entry, (3, 3))}
 
 
 def _unbound(*states) -> None:
@@ -224,7 +228,7 @@ class RobotModel:
         """Forget the bound single-state calls (they hold the packed model)."""
         for name in _CALLS:
             setattr(self, name, _unbound)
-        self._jacobian_calls = {}
+        self._link_calls = {}
 
     def _bind(self, name: str, entry, inputs: int, out_shape: tuple):
         """Return the single-state call ``name`` bound to this model, binding it on first use."""
@@ -239,7 +243,7 @@ class RobotModel:
     def __getstate__(self) -> dict:
         """Pickle without the bound calls (C objects; rebound on first use)."""
         return {k: v for k, v in self.__dict__.items()
-                if k not in _CALLS and k != '_jacobian_calls'}
+                if k not in _CALLS and k != '_link_calls'}
 
     def __setstate__(self, state: dict) -> None:
         """Restore a pickled model; its single-state calls bind again on first use."""
@@ -511,19 +515,28 @@ class RobotModel:
     # ------------------------------------------------------------------ frames
     def link_pose(self, q, link: str) -> np.ndarray:
         """Return the 4x4 homogeneous transform of ``link`` in the root frame at q."""
-        q = self._single(q, 'q')
+        return self._link_quantity('pose', link, q)
+
+    def _link_quantity(self, kind: str, link: str, *states) -> np.ndarray:
+        """Return a link's pose, world-aligned Jacobian or bias acceleration (_LINK_ENTRIES)."""
+        call = self._link_calls.get((kind, link))
+        if call is not None:
+            out = call(*states)
+            if out is not None:
+                return out
+        states = [self._single(s, n) for s, n in zip(states, ('q', 'qd'))]
         body = self._body_of(link)
-        offset = self._arrays.link_offset[link]
-        poses = self._body_poses(q)
-        pose = np.eye(4)
-        off_rot, off_pos = offset[0, :9].reshape(3, 3), offset[0, 9:]
-        if body < 0:
-            pose[:3, :3], pose[:3, 3] = off_rot, off_pos
-        else:
-            rot = poses[body, :9].reshape(3, 3)
-            pose[:3, :3] = rot @ off_rot
-            pose[:3, 3] = poses[body, 9:] + rot @ off_pos
-        return pose
+        call = self._link_calls.get((kind, link))
+        if call is None:
+            entry, out_shape = _LINK_ENTRIES[kind]
+            ensure_compiled(entry)
+            frame = np.append(self._arrays.link_offset[link][0], float(body))
+            call = StateCall(entry.address, self._model, self._dof, len(states),
+                             out_shape or self._jacobian_shape, frame)
+            self._link_calls[(kind, link)] = call
+        out = np.empty(_LINK_ENTRIES[kind][1] or self._jacobian_shape)
+        self._check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
+        return out
 
     def _body_poses(self, q: np.ndarray) -> np.ndarray:
         """Return the world poses (nb, 12) of the bodies at a validated q."""
@@ -555,35 +568,14 @@ class RobotModel:
         world axes (WORLD).
         """
         if frame == 'world_aligned':
-            call = self._jacobian_calls.get(link)
-            if call is not None:
-                jac = call(q)
-                if jac is not None:
-                    return jac
+            return self._link_quantity('jacobian', link, q)
         self._check_frame(frame)
-        q = self._single(q, 'q')
-        call = self._jacobian_call(link)
-        jac = np.empty(self._jacobian_shape)
-        self._check_status(call.into(jac, q), ('q',), (q,))
-        if frame == 'world_aligned':
-            return jac
+        jac = self._link_quantity('jacobian', link, q)
         pose = self.link_pose(q, link)
         if frame == 'local':
             rot = pose[:3, :3]
             return np.vstack([rot.T @ jac[:3], rot.T @ jac[3:]])
         return np.vstack([jac[:3] + np.cross(pose[:3, 3], jac[3:], axis=0), jac[3:]])
-
-    def _jacobian_call(self, link: str):
-        """Return the world-aligned Jacobian of ``link`` as a single-state call, bound once."""
-        call = self._jacobian_calls.get(link)
-        if call is None:
-            body = self._body_of(link)
-            ensure_compiled(jacobian.jacobian_entry)
-            frame = np.append(self._arrays.link_offset[link][0], float(body))
-            call = StateCall(jacobian.jacobian_entry.address, self._model, self._dof, 1,
-                             self._jacobian_shape, frame)
-            self._jacobian_calls[link] = call
-        return call
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
         """
@@ -593,13 +585,7 @@ class RobotModel:
         qdd = 0; 'local' and 'world' the spatial acceleration at qdd = 0.
         """
         self._check_frame(frame)
-        q, qd = self._single(q, 'q'), self._single(qd, 'qd')
-        body = self._body_of(link)
-        offset = self._arrays.link_offset[link]
-        ensure_compiled(jacobian.link_bias_acceleration)
-        rows = np.empty((3, 3))
-        jacobian.link_bias_acceleration(self._model, q, qd, body, offset, rows)
-        angular, spatial, classical = rows
+        angular, spatial, classical = self._link_quantity('bias', link, q, qd)
         if frame == 'world_aligned':
             return np.concatenate([classical, angular])
         if frame == 'local':

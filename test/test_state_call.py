@@ -128,6 +128,8 @@ def test_jacobian_calls_agree(path, mimic):
     for link in robot.link_names:
         expected = robot.jacobian(q, link)
         assert robot.jacobian(q, link) is not expected          # the bound fast path
+        np.testing.assert_array_equal(robot.link_pose(q, link)[:3, 3],
+                                      robot.link_pose(list(q), link)[:3, 3])
         np.testing.assert_array_equal(robot.jacobian(q, link), expected)
         body = robot._arrays.link_body[link]
         frame = np.append(robot._arrays.link_offset[link][0], float(body))
