@@ -256,9 +256,16 @@ def _cached(dispatcher) -> bool:
     return any(Path(CACHE_DIR).rglob(name))
 
 
-def warm_cache() -> None:
-    """Compile every entry point into the cache, last ones first (run by _start_warming)."""
-    for dispatcher in reversed(entry_points()):
+def warm_cache(last_first: bool = True) -> None:
+    """
+    Compile every entry point into the cache (or load it from there).
+
+    The background warmer (_start_warming) goes last ones first; a process
+    warming itself in the foreground should go first ones first, so that the
+    two meet in the middle instead of compiling the same kernels.
+    """
+    entries = entry_points()
+    for dispatcher in reversed(entries) if last_first else entries:
         ensure_compiled(dispatcher)
 
 

@@ -160,8 +160,17 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
 
 @kernel
 def cholesky_solve(mass, rhs, tolerance, x):
+    """Write x = M^-1 rhs by M = L L^T (L in ``mass``); return -1, or the first k with pivot ~0."""
+    singular = cholesky_factor(mass, tolerance)
+    if singular < 0:
+        cholesky_substitute(mass, rhs, x)
+    return singular
+
+
+@kernel
+def cholesky_factor(mass, tolerance):
     """
-    Write x = M^-1 rhs by M = L L^T (L in ``mass``); return -1, or the first k with pivot ~0.
+    Overwrite the lower triangle of ``mass`` with L, M = L L^T; return -1 or the first k, pivot ~0.
 
     The pivot of coordinate k is the inertia it moves that the coordinates
     before it cannot (a Schur complement of M), so a vanishing pivot names a
@@ -181,17 +190,23 @@ def cholesky_solve(mass, rhs, tolerance, x):
             for j in range(k):
                 value -= mass[i, j] * mass[k, j]
             mass[i, k] = value / diagonal
+    return -1
+
+
+@kernel
+def cholesky_substitute(factor, rhs, x):
+    """Write x = (L L^T)^-1 rhs for L the lower triangle of ``factor``; ``x`` may be ``rhs``."""
+    n = factor.shape[0]
     for i in range(n):   # L y = rhs
         value = rhs[i]
         for j in range(i):
-            value -= mass[i, j] * x[j]
-        x[i] = value / mass[i, i]
+            value -= factor[i, j] * x[j]
+        x[i] = value / factor[i, i]
     for i in range(n - 1, -1, -1):   # L^T x = y
         value = x[i]
         for j in range(i + 1, n):
-            value -= mass[j, i] * x[j]
-        x[i] = value / mass[i, i]
-    return -1
+            value -= factor[j, i] * x[j]
+        x[i] = value / factor[i, i]
 
 
 @kernel
@@ -281,3 +296,22 @@ def forward_dynamics_dense_batch(model, q, qd, tau, fext, qdd):
         if singular >= 0:
             return -(singular + 1)
     return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN2, IN2, OUT2, OUT2)])
+def solve_mass_rows(model, mass, rows, factor, out):
+    """
+    Write out[k] = M^-1 rows[k] for the m rows (m, n) of ``rows``, by one Cholesky factor.
+
+    ``factor`` (n, n) is overwritten. Return -1, or the coordinate whose pivot
+    vanishes (M singular, as forward_dynamics_dense).
+    """
+    for i in range(mass.shape[0]):   # the lower triangle (a slice copy compiles 3 s longer)
+        for j in range(i + 1):
+            factor[i, j] = mass[i, j]
+    singular = cholesky_factor(factor, model[body_count(model), H_TOLERANCE])
+    if singular >= 0:
+        return singular
+    for k in range(rows.shape[0]):
+        cholesky_substitute(factor, rows[k], out[k])
+    return -1

@@ -145,6 +145,8 @@ class RobotModel:
         self._jacobian_shape = (6, self._dof)
         self._no_wrench_batch = np.zeros((1, nb, 6))   # also the state entries' extra
         self._no_wrench_batch.setflags(write=False)
+        self._zero_state = np.zeros(self._dof)
+        self._zero_state.setflags(write=False)
         self._has_mimic = bool(np.any(self._ints[:, 2] != np.arange(nb))) or nb != self._dof
         scale = 1.0 + float(np.sum(self._reals[:, 15]) + np.sum(self._reals[:, 19:22]))
         self._singular_tolerance = 1e-12 * scale
@@ -394,6 +396,9 @@ class RobotModel:
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """Return C(q, qd) qd + g(q) (N m) = inverse_dynamics(q, qd, 0)."""
+        tau = self._id_call(q, qd, self._zero_state)
+        if tau is not None:
+            return tau
         q, qd = self._states(('q', 'qd'), q, qd)
         return self.inverse_dynamics(q, qd, np.zeros(q.shape))
 
@@ -462,9 +467,14 @@ class RobotModel:
         self._check_status(status, names, (q, qd, tau))
         return qdd
 
-    def _raise_singular(self, index: int) -> None:
-        """Raise SingularMassMatrixError for a singular body (ABA) or coordinate (dense solve)."""
-        if self._has_mimic:
+    def _raise_singular(self, index: int, coordinate: Optional[bool] = None) -> None:
+        """
+        Raise SingularMassMatrixError for a singular body (ABA) or coordinate (a dense solve).
+
+        coordinate: whether ``index`` is a coordinate; by default, when the
+        model solves forward dynamics densely (mimic joints).
+        """
+        if self._has_mimic if coordinate is None else coordinate:
             joint = self.joint_names[index]
             raise SingularMassMatrixError(
                 f'the mass matrix is singular (not positive definite): joint {joint!r} moves '
@@ -475,18 +485,15 @@ class RobotModel:
             f'the mass matrix is singular: joint {joint!r} moves no inertia (no mass or '
             'inertia about its axis downstream); give its child links inertia or make it fixed')
 
-    def _solve_mass(self, mass: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """Return M^-1 rhs by Cholesky, or raise SingularMassMatrixError naming a joint."""
-        try:
-            factor = np.linalg.cholesky(mass)
-        except np.linalg.LinAlgError:
-            diagonal = np.diag(mass)
-            k = int(np.argmin(diagonal))
-            raise SingularMassMatrixError(
-                f'the mass matrix is singular (not positive definite); joint '
-                f'{self.joint_names[k]!r} has the smallest diagonal inertia {diagonal[k]:.3g}: '
-                'give its child links inertia or make it fixed') from None
-        return np.linalg.solve(factor.T, np.linalg.solve(factor, rhs))
+    def _solve_mass_rows(self, mass: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Return M^-1 applied to each row of ``rows`` (m, dof) by one Cholesky factor."""
+        ensure_compiled(aba.solve_mass_rows)
+        out = np.empty(rows.shape)
+        singular = aba.solve_mass_rows(self._model, mass, np.ascontiguousarray(rows),
+                                       np.empty(self._mass_shape), out)
+        if singular >= 0:
+            self._raise_singular(singular, coordinate=True)
+        return out
 
     def kinetic_energy(self, q, qd) -> float:
         """Return T = 1/2 qd^T M(q) qd (J)."""
@@ -598,6 +605,26 @@ class RobotModel:
         """Return Khatib's operational-space quantities of ``link`` (see operational_space.py)."""
         from ros_dynamics.operational_space import operational_space
         return operational_space(self, q, qd, link, **options)
+
+    def warm_up(self) -> None:
+        """
+        Compile (or load from the kernel cache) the single-state kernels, binding them.
+
+        Evaluates inverse and forward dynamics, gravity, M and the operational
+        space of the last link once at q = qd = 0, so that the first real call
+        does not wait for a compile (seconds with a cold cache). The nodes call
+        it before they serve a model. A singular M at q = 0 is not an error here.
+        """
+        zero = self._zero_state
+        link = self.link_names[-1]
+        for call in (lambda: self.inverse_dynamics(zero, zero, zero),
+                     lambda: self.gravity_torques(zero), lambda: self.mass_matrix(zero),
+                     lambda: self.forward_dynamics(zero, zero, zero),
+                     lambda: self.operational_space(zero, zero, link)):
+            try:
+                call()
+            except SingularMassMatrixError:
+                pass
 
     def __repr__(self) -> str:
         """Describe the model briefly."""

@@ -38,6 +38,7 @@ from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 
 TIMEOUT = 15.0
+START_TIMEOUT = 60.0   # a node's services appear after it has loaded (and compiled) its model
 
 
 def unique_namespace() -> str:
@@ -190,8 +191,9 @@ class RosClient:
         client = self._clients.get(key)
         if client is None:
             client = self._clients[key] = self.node.create_client(service_type, name)
-        if not client.wait_for_service(timeout_sec=timeout):
-            raise AssertionError(f'service {name} not available after {timeout} s')
+        wait = max(timeout, START_TIMEOUT)
+        if not client.wait_for_service(timeout_sec=wait):
+            raise AssertionError(f'service {name} not available after {wait} s')
         future = client.call_async(request)
         wait_for(future.done, timeout, f'an answer from {name}')
         return future.result()

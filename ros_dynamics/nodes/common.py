@@ -95,6 +95,7 @@ class ModelSource:
         except ValueError as error:
             self._fail(f'{source}: {error}')
             return
+        model.warm_up()   # compile before serving: the first request must not wait for it
         with self._lock:
             self.model, self.source, self.error = model, source, ''
         self._node.get_logger().info(
