@@ -297,7 +297,7 @@ class RobotModel:
             raise ValueError(f'{", ".join(names)}: rejected by the kernel (status {status})')
 
     def _body_of(self, link: str) -> int:
-        body = self._arrays.link_body.get(link)
+        body = self._arrays.link_body.get(link) if isinstance(link, str) else None
         if body is None:
             raise ValueError(f'link {link!r} is not a link of this robot '
                              f'(links: {", ".join(self.link_names)})')
@@ -474,7 +474,9 @@ class RobotModel:
         coordinate: whether ``index`` is a coordinate; by default, when the
         model solves forward dynamics densely (mimic joints).
         """
-        if self._has_mimic if coordinate is None else coordinate:
+        if coordinate is None:
+            coordinate = self._has_mimic
+        if coordinate:
             joint = self.joint_names[index]
             raise SingularMassMatrixError(
                 f'the mass matrix is singular (not positive definite): joint {joint!r} moves '
@@ -526,7 +528,10 @@ class RobotModel:
 
     def _link_quantity(self, kind: str, link: str, *states) -> np.ndarray:
         """Return a link's pose, world-aligned Jacobian or bias acceleration (_LINK_ENTRIES)."""
-        call = self._link_calls.get((kind, link))
+        try:
+            call = self._link_calls.get((kind, link))
+        except TypeError:   # an unhashable link: _body_of says what is wrong
+            call = None
         if call is not None:
             out = call(*states)
             if out is not None:

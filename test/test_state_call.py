@@ -17,6 +17,7 @@
 import copy
 import os
 import pickle
+import re
 import subprocess
 import sys
 import threading
@@ -164,3 +165,17 @@ def test_without_the_extension_the_ctypes_fallback_serves(tmp_path):
     subprocess.run([sys.executable, '-c', code, str(tmp_path / 'out.npy')], env=env,
                    check=True, timeout=600)
     np.testing.assert_array_equal(np.load(tmp_path / 'out.npy'), expected)
+
+
+@pytest.mark.parametrize('link', ['nowhere', ['panda_hand'], None, 3])
+def test_link_quantities_name_a_bad_link(link):
+    """Unknown, unhashable or non-string links: a ValueError naming the link, bound or not."""
+    robot = RobotModel.from_urdf_file(example_urdf('panda_description/urdf/panda.urdf'))
+    q = np.zeros(robot.dof)
+    robot.jacobian(q, 'panda_hand')          # binds the per-link calls of another link
+    robot.jacobian_dot_qd(q, q, 'panda_hand')
+    robot.link_pose(q, 'panda_hand')
+    for call in (lambda: robot.jacobian(q, link), lambda: robot.jacobian(q, link, 'local'),
+                 lambda: robot.link_pose(q, link), lambda: robot.jacobian_dot_qd(q, q, link)):
+        with pytest.raises(ValueError, match=re.escape(f'link {link!r} is not a link of')):
+            call()
