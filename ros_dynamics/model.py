@@ -230,7 +230,8 @@ class RobotModel:
         """Forget the bound single-state calls (they hold the packed model)."""
         for name in _CALLS:
             setattr(self, name, _unbound)
-        self._link_calls = {}
+        self._link_calls = {kind: {} for kind in _LINK_ENTRIES}   # kind -> link -> call
+        self._jacobian_calls = self._link_calls['jacobian']
 
     def _bind(self, name: str, entry, inputs: int, out_shape: tuple):
         """Return the single-state call ``name`` bound to this model, binding it on first use."""
@@ -245,7 +246,7 @@ class RobotModel:
     def __getstate__(self) -> dict:
         """Pickle without the bound calls (C objects; rebound on first use)."""
         return {k: v for k, v in self.__dict__.items()
-                if k not in _CALLS and k != '_link_calls'}
+                if k not in _CALLS and k not in ('_link_calls', '_jacobian_calls')}
 
     def __setstate__(self, state: dict) -> None:
         """Restore a pickled model; its single-state calls bind again on first use."""
@@ -528,24 +529,23 @@ class RobotModel:
 
     def _link_quantity(self, kind: str, link: str, *states) -> np.ndarray:
         """Return a link's pose, world-aligned Jacobian or bias acceleration (_LINK_ENTRIES)."""
+        calls = self._link_calls[kind]
         try:
-            call = self._link_calls.get((kind, link))
-        except TypeError:   # an unhashable link: _body_of says what is wrong
-            call = None
-        if call is not None:
-            out = call(*states)
-            if out is not None:
-                return out
+            out = calls[link](*states)
+        except (KeyError, TypeError):   # not bound yet, or an unhashable link
+            out = None
+        if out is not None:
+            return out
         states = [self._single(s, n) for s, n in zip(states, ('q', 'qd'))]
         body = self._body_of(link)
-        call = self._link_calls.get((kind, link))
+        call = calls.get(link)
         if call is None:
             entry, out_shape = _LINK_ENTRIES[kind]
             ensure_compiled(entry)
             frame = np.append(self._arrays.link_offset[link][0], float(body))
             call = StateCall(entry.address, self._model, self._dof, len(states),
                              out_shape or self._jacobian_shape, frame)
-            self._link_calls[(kind, link)] = call
+            calls[link] = call
         out = np.empty(_LINK_ENTRIES[kind][1] or self._jacobian_shape)
         self._check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
         return out
@@ -580,7 +580,11 @@ class RobotModel:
         world axes (WORLD).
         """
         if frame == 'world_aligned':
-            return self._link_quantity('jacobian', link, q)
+            try:   # the bound call of this link, inlined: the Jacobian is called in loops
+                jac = self._jacobian_calls[link](q)
+            except (KeyError, TypeError):
+                jac = None
+            return jac if jac is not None else self._link_quantity('jacobian', link, q)
         self._check_frame(frame)
         jac = self._link_quantity('jacobian', link, q)
         pose = self.link_pose(q, link)
