@@ -34,15 +34,13 @@ same kernel (O(n^3), still small for the hands and grippers that have mimic
 joints).
 """
 
-from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN2, IN3, kernel, OUT2, read_only, state_entry, STATUS
+from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.crba import crba_into
-from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of, dof_of,
-                                 gravity_of, H_TOLERANCE, joint_position, joint_rate,
-                                 joint_transform, model_at, motion_subspace, parent_of,
-                                 rigid_inertia)
+from ros_dynamics.joints import (body_count, coordinate_of, dof_of, gravity_of, H_TOLERANCE,
+                                 joint_position, joint_rate, joint_transform, motion_subspace,
+                                 one_state, parent_of, rigid_inertia)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent, cross_force,
                                   cross_motion, dot, force_to_parent, load3, load9, mat_add,
@@ -241,12 +239,7 @@ def forward_dynamics_entry(model, rows, n, q, qd, tau, extra, qdd):
     (``extra``: zero body forces (1, nb, 6)), after checking the state: return
     0; 1 if it holds NaN or Inf; -(k + 1) if M is singular at body k.
     """
-    m = model_at(model, rows)
-    q, qd, tau = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(tau, n)
-    if bad_state(m, q[0]) or bad_state(m, qd[0]) or bad_state(m, tau[0]):
-        return 1
-    return forward_dynamics_batch(m, q, qd, tau, read_only(carray(extra, (1, rows - 1, 6))),
-                                  carray(qdd, (1, n)))
+    return one_state(forward_dynamics_batch, model, rows, n, q, qd, tau, extra, qdd)
 
 
 @state_entry
@@ -256,13 +249,7 @@ def forward_dynamics_dense_entry(model, rows, n, q, qd, tau, extra, qdd):
 
     As forward_dynamics_entry, with k the coordinate whose Cholesky pivot vanishes.
     """
-    m = model_at(model, rows)
-    q, qd, tau = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(tau, n)
-    if bad_state(m, q[0]) or bad_state(m, qd[0]) or bad_state(m, tau[0]):
-        return 1
-    return forward_dynamics_dense_batch(m, q, qd, tau,
-                                        read_only(carray(extra, (1, rows - 1, 6))),
-                                        carray(qdd, (1, n)))
+    return one_state(forward_dynamics_dense_batch, model, rows, n, q, qd, tau, extra, qdd)
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])

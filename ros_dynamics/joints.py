@@ -100,6 +100,21 @@ def batch_of_one(pointer, n):
 
 
 @kernel
+def one_state(batch, model, rows, n, a, b, c, extra, out):
+    """
+    Run ``batch(model, a, b, c, fext, out)`` on one state given by C pointers (a state entry).
+
+    ``extra`` holds zero body forces (1, nb, 6). Return 1 if a state vector
+    holds NaN or Inf, else the batch kernel's status.
+    """
+    m = model_at(model, rows)
+    a, b, c = batch_of_one(a, n), batch_of_one(b, n), batch_of_one(c, n)
+    if bad_state(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0]):
+        return 1
+    return batch(m, a, b, c, read_only(carray(extra, (1, rows - 1, 6))), carray(out, (1, n)))
+
+
+@kernel
 def body_count(model):
     """Return nb, the number of moving bodies."""
     return model.shape[0] - 1

@@ -28,9 +28,9 @@ contribute G_i tau_i to their leader's coordinate (tau = G^T tau_full).
 from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN2, IN3, kernel, OUT2, read_only, state_entry, STATUS
-from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of, gravity_of,
-                                 MIMIC_GAIN, model_at, motion_subspace, parent_of, rigid_inertia,
+from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
+from ros_dynamics.joints import (bad_state, body_count, coordinate_of, gravity_of, MIMIC_GAIN,
+                                 model_at, motion_subspace, one_state, parent_of, rigid_inertia,
                                  state_at)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_FORCE_F,
                                      W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
@@ -91,12 +91,7 @@ def inverse_dynamics_entry(model, rows, n, q, qd, qdd, extra, tau):
     The batch kernel on a batch of one (``extra``: zero body forces (1, nb, 6)),
     after checking the state: return 0, or 1 if it holds NaN or Inf.
     """
-    m = model_at(model, rows)
-    q, qd, qdd = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(qdd, n)
-    if bad_state(m, q[0]) or bad_state(m, qd[0]) or bad_state(m, qdd[0]):
-        return 1
-    return inverse_dynamics_batch(m, q, qd, qdd, read_only(carray(extra, (1, rows - 1, 6))),
-                                  carray(tau, (1, n)))
+    return one_state(inverse_dynamics_batch, model, rows, n, q, qd, qdd, extra, tau)
 
 
 @state_entry
