@@ -239,7 +239,8 @@ def forward_dynamics_entry(model, rows, n, q, qd, tau, extra, qdd):
     (``extra``: zero body forces (1, nb, 6)), after checking the state: return
     0; 1 if it holds NaN or Inf; -(k + 1) if M is singular at body k.
     """
-    return one_state(forward_dynamics_batch, model, rows, n, q, qd, tau, extra, qdd)
+    m, q, qd, tau, fext, qdd, bad = one_state(model, rows, n, q, qd, tau, extra, qdd)
+    return 1 if bad else forward_dynamics_batch(m, q, qd, tau, fext, qdd)
 
 
 @state_entry
@@ -249,7 +250,8 @@ def forward_dynamics_dense_entry(model, rows, n, q, qd, tau, extra, qdd):
 
     As forward_dynamics_entry, with k the coordinate whose Cholesky pivot vanishes.
     """
-    return one_state(forward_dynamics_dense_batch, model, rows, n, q, qd, tau, extra, qdd)
+    m, q, qd, tau, fext, qdd, bad = one_state(model, rows, n, q, qd, tau, extra, qdd)
+    return 1 if bad else forward_dynamics_dense_batch(m, q, qd, tau, fext, qdd)
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])

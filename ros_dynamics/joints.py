@@ -100,18 +100,19 @@ def batch_of_one(pointer, n):
 
 
 @kernel
-def one_state(batch, model, rows, n, a, b, c, extra, out):
+def one_state(model, rows, n, a, b, c, extra, out):
     """
-    Run ``batch(model, a, b, c, fext, out)`` on one state given by C pointers (a state entry).
+    Return the arguments of a 3-input batch kernel for one state given by C pointers.
 
-    ``extra`` holds zero body forces (1, nb, 6). Return 1 if a state vector
-    holds NaN or Inf, else the batch kernel's status.
+    (model, a, b, c, fext, out, bad): the state vectors as a batch of one,
+    ``extra`` as zero body forces (1, nb, 6), ``out`` as (1, n), and whether a
+    state vector holds NaN or Inf. (A state entry cannot take the batch kernel
+    as an argument: numba does not cache functions called through one.)
     """
     m = model_at(model, rows)
     a, b, c = batch_of_one(a, n), batch_of_one(b, n), batch_of_one(c, n)
-    if bad_state(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0]):
-        return 1
-    return batch(m, a, b, c, read_only(carray(extra, (1, rows - 1, 6))), carray(out, (1, n)))
+    bad = bad_state(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0])
+    return m, a, b, c, read_only(carray(extra, (1, rows - 1, 6))), carray(out, (1, n)), bad
 
 
 @kernel

@@ -91,7 +91,8 @@ def inverse_dynamics_entry(model, rows, n, q, qd, qdd, extra, tau):
     The batch kernel on a batch of one (``extra``: zero body forces (1, nb, 6)),
     after checking the state: return 0, or 1 if it holds NaN or Inf.
     """
-    return one_state(inverse_dynamics_batch, model, rows, n, q, qd, qdd, extra, tau)
+    m, q, qd, qdd, fext, tau, bad = one_state(model, rows, n, q, qd, qdd, extra, tau)
+    return 1 if bad else inverse_dynamics_batch(m, q, qd, qdd, fext, tau)
 
 
 @state_entry
