@@ -179,3 +179,26 @@ def test_link_quantities_name_a_bad_link(link):
                  lambda: robot.link_pose(q, link), lambda: robot.jacobian_dot_qd(q, q, link)):
         with pytest.raises(ValueError, match=re.escape(f'link {link!r} is not a link of')):
             call()
+
+
+FIXED_ONLY = """<robot name="fixed_only">
+  <link name="base"><inertial><mass value="1"/>
+    <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+  <link name="tool"/>
+  <joint name="mount" type="fixed"><parent link="base"/><child link="tool"/>
+    <origin xyz="0 0 0.5"/></joint>
+</robot>"""
+
+
+def test_a_robot_without_joints():
+    """A model with dof = 0 through the state calls (bound on the second round)."""
+    robot = RobotModel.from_urdf_string(FIXED_ONLY)
+    robot.warm_up()
+    z = np.zeros(0)
+    for _ in range(2):
+        assert robot.inverse_dynamics(z, z, z).shape == (0,)
+        assert robot.gravity_torques(z).shape == (0,)
+        assert robot.mass_matrix(z).shape == (0, 0)
+        assert robot.forward_dynamics(z, z, z).shape == (0,)
+        assert robot.jacobian(z, 'tool').shape == (6, 0)
+        np.testing.assert_array_equal(robot.link_pose(z, 'tool')[:3, 3], [0.0, 0.0, 0.5])
