@@ -59,9 +59,10 @@ typedef struct {
     npy_intp out_shape[2];
 } StateCall;
 
-static int is_vector(PyObject *object, npy_intp n)
+/* a float64 C-contiguous aligned native-order vector of n (exact: no ndarray subclass) */
+static int is_vector(PyObject *object, npy_intp n, int exact)
 {
-    if (Py_TYPE(object) != &PyArray_Type) {
+    if (exact ? Py_TYPE(object) != &PyArray_Type : !PyArray_Check(object)) {
         return 0;
     }
     PyArrayObject *array = (PyArrayObject *)object;
@@ -93,7 +94,7 @@ static PyObject *statecall_vectorcall(PyObject *object, PyObject *const *args, s
         Py_RETURN_NONE;
     }
     for (int k = 0; k < self->inputs; k++) {
-        if (!is_vector(args[k], self->n)) {
+        if (!is_vector(args[k], self->n, 1)) {
             Py_RETURN_NONE;
         }
         inputs[k] = (const double *)PyArray_DATA((PyArrayObject *)args[k]);
@@ -128,10 +129,7 @@ static PyObject *statecall_into(PyObject *object, PyObject *const *args, Py_ssiz
         return NULL;
     }
     for (int k = 0; k < self->inputs; k++) {
-        if (!PyArray_Check(args[k + 1]) || PyArray_NDIM((PyArrayObject *)args[k + 1]) != 1 ||
-            PyArray_DIM((PyArrayObject *)args[k + 1], 0) != self->n ||
-            PyArray_TYPE((PyArrayObject *)args[k + 1]) != NPY_DOUBLE ||
-            !PyArray_ISCARRAY_RO((PyArrayObject *)args[k + 1])) {
+        if (!is_vector(args[k + 1], self->n, 0)) {
             PyErr_Format(PyExc_TypeError,
                          "state argument %d: expected a C-contiguous float64 array of shape "
                          "(%zd,)", k, (Py_ssize_t)self->n);

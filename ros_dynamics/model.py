@@ -538,15 +538,16 @@ class RobotModel:
             return out
         states = [self._single(s, n) for s, n in zip(states, ('q', 'qd'))]
         body = self._body_of(link)
+        entry, out_shape = _LINK_ENTRIES[kind]
+        out_shape = out_shape or self._jacobian_shape
         call = calls.get(link)
         if call is None:
-            entry, out_shape = _LINK_ENTRIES[kind]
             ensure_compiled(entry)
             frame = np.append(self._arrays.link_offset[link][0], float(body))
-            call = StateCall(entry.address, self._model, self._dof, len(states),
-                             out_shape or self._jacobian_shape, frame)
+            call = StateCall(entry.address, self._model, self._dof, len(states), out_shape,
+                             frame)
             calls[link] = call
-        out = np.empty(_LINK_ENTRIES[kind][1] or self._jacobian_shape)
+        out = np.empty(out_shape)
         self._check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
         return out
 
