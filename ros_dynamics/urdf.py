@@ -93,9 +93,7 @@ class JointSpec:
 
 @dataclass(frozen=True)
 class RobotSpec:
-    """
-    A parsed URDF: links (name -> inertial or None), joints in file order, the root link.
-    """
+    """A parsed URDF: links (name -> inertial or None), joints in file order, the root link."""
 
     name: str
     links: dict

@@ -24,17 +24,16 @@ float widths), returns empty results for empty batches and robots without
 joints, and refuses a batch whose result cannot fit in memory.
 """
 
+import inspect
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from ros_dynamics.exceptions import URDFError
+from robot_data import example_urdf
+from ros_dynamics.exceptions import BatchTooLargeError, URDFError
 from ros_dynamics.model import RobotModel
-
-sys.path.insert(0, os.path.dirname(__file__))
-from robot_data import example_urdf  # noqa: E402
+from ros_dynamics.operational_space import operational_space
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PANDA = os.path.join(HERE, '..', 'urdf', 'panda_arm.urdf')
@@ -52,12 +51,12 @@ ARM = """<robot name="arm">
     <limit lower="-3" upper="3" effort="10" velocity="1"/>
     <mimic joint="shoulder" multiplier="{multiplier}"/></joint>
 </robot>"""
-SANE = dict(mass='2', iyz='0', axis='0 1 0', origin='0 0 1', multiplier='1')
+SANE = {'mass': '2', 'iyz': '0', 'axis': '0 1 0', 'origin': '0 0 1', 'multiplier': '1'}
 
 
 def arm(**changes) -> str:
     """Return the two-link arm URDF with some attribute values replaced."""
-    return ARM.format(**dict(SANE, **changes))
+    return ARM.format(**{**SANE, **changes})
 
 
 @pytest.fixture(scope='module')
@@ -84,10 +83,10 @@ def test_warm_up_never_raises_on_a_loadable_model():
 
 
 @pytest.mark.parametrize('change, element', [
-    (dict(mass='1e308'), "link 'upper': mass"),
-    (dict(iyz='1e308'), "link 'upper': inertia"),
-    (dict(origin='1e308 0 0'), "joint 'elbow': <origin xyz>"),
-    (dict(multiplier='1e308'), "joint 'elbow': mimic"),
+    ({'mass': '1e308'}, "link 'upper': mass"),
+    ({'iyz': '1e308'}, "link 'upper': inertia"),
+    ({'origin': '1e308 0 0'}, "joint 'elbow': <origin xyz>"),
+    ({'multiplier': '1e308'}, "joint 'elbow': mimic"),
 ])
 def test_values_whose_products_overflow_are_refused(change, element):
     with pytest.raises(URDFError) as error:
@@ -139,3 +138,182 @@ def test_a_xacro_file_says_to_run_xacro(tmp_path):
                     '<xacro:property name="l" value="1"/></robot>')
     with pytest.raises(URDFError, match='xacro robot.urdf.xacro > robot.urdf'):
         RobotModel.from_urdf_file(str(path))
+
+
+# ---------------------------------------------------------------------------- calls
+def test_a_robot_without_joints_gives_empty_batches_and_wrenches():
+    r0 = RobotModel.from_urdf_string('<robot name="x"><link name="a"/></robot>')
+    empty = np.zeros((3, 0))
+    assert r0.inverse_dynamics(empty, empty, empty).shape == (3, 0)
+    assert r0.gravity_torques(empty).shape == (3, 0)
+    assert r0.forward_dynamics(empty, empty, empty).shape == (3, 0)
+    assert r0.mass_matrix(empty).shape == (3, 0, 0)
+    assert r0.coriolis_matrix(empty, empty).shape == (3, 0, 0)
+    assert r0.inverse_dynamics([], [], [], {'a': [0, 0, 1, 0, 0, 0]}).shape == (0,)
+    assert r0.inverse_dynamics(empty, empty, empty, {'a': [0, 0, 1, 0, 0, 0]}).shape == (3, 0)
+    assert r0.jacobian(empty, 'a').shape == (3, 6, 0)
+
+
+def test_an_unaligned_array_works_on_the_single_state_path(panda):
+    q = np.ndarray((7,), np.float64, buffer=bytearray(57), offset=1)
+    q[:] = np.linspace(-1.0, 1.0, 7)
+    assert not q.flags.aligned
+    assert np.array_equal(panda.gravity_torques(q), panda.gravity_torques(q.copy()))
+    copy = q.copy()
+    assert np.array_equal(panda.inverse_dynamics(q, q, q),
+                          panda.inverse_dynamics(copy, copy, copy))
+    assert np.array_equal(panda.jacobian(q, 'panda_link7'), panda.jacobian(copy, 'panda_link7'))
+
+
+@pytest.mark.parametrize('convert', [
+    lambda q: q.astype(np.float32).astype(np.float64)[::-1][::-1],
+    lambda q: np.repeat(q, 2)[::2],                       # strided
+    lambda q: q.astype('>f8'),                            # byte-swapped
+    lambda q: q.tolist(),
+    lambda q: np.round(q).astype(np.int64),
+    lambda q: q.astype(np.float32),
+    lambda q: np.ma.masked_array(q, mask=False),          # nothing masked: the values
+])
+def test_losslessly_convertible_arrays_give_the_float64_result(panda, convert):
+    q = np.linspace(-1.0, 1.0, 7)
+    given = convert(q)
+    expected = np.asarray(np.asarray(given), dtype=np.float64).copy()
+    assert np.array_equal(panda.gravity_torques(given), panda.gravity_torques(expected))
+    assert np.array_equal(panda.mass_matrix(given), panda.mass_matrix(expected))
+
+
+@pytest.mark.parametrize('value, kind', [
+    (np.full(7, 0.1) + 1j, 'complex'),
+    (np.array([0.1] * 7, dtype=object), 'object'),
+    (np.array(['1'] * 7), 'str'),
+    (np.array([b'1'] * 7), 'bytes'),
+    (np.arange(7).astype('datetime64[s]'), 'datetime'),
+    (np.arange(7).astype('timedelta64[s]'), 'timedelta'),
+    (np.ma.masked_array(np.zeros(7), mask=[1, 0, 0, 0, 0, 0, 0]), 'masked'),
+    ([None] * 7, 'object'),
+])
+def test_data_that_is_not_real_numbers_is_a_type_error_naming_the_argument(panda, value, kind):
+    zero = np.zeros(7)
+    calls = [lambda: panda.gravity_torques(value),
+             lambda: panda.inverse_dynamics(zero, value, zero),
+             lambda: panda.jacobian(value, 'panda_link7'),
+             lambda: panda.all_joint_positions(value),
+             lambda: panda.operational_space(zero, value, 'panda_link7')]
+    for call in calls:
+        with pytest.raises(TypeError, match=f'(q|qd): .*{kind}'):
+            call()
+
+
+def public_calls(robot, q, qd):
+    """Return (name, call) for every public state method of a robot, q and qd as given."""
+    z = np.zeros(robot.dof)
+    link = robot.link_names[-1]
+    return [
+        ('inverse_dynamics', lambda: robot.inverse_dynamics(q, qd, z)),
+        ('inverse_dynamics+wrench', lambda: robot.inverse_dynamics(q, qd, z, {link: [1] * 6})),
+        ('forward_dynamics', lambda: robot.forward_dynamics(q, qd, z)),
+        ('forward_dynamics+wrench', lambda: robot.forward_dynamics(q, qd, z, {link: [1] * 6})),
+        ('gravity_torques', lambda: robot.gravity_torques(q)),
+        ('bias_torques', lambda: robot.bias_torques(q, qd)),
+        ('mass_matrix', lambda: robot.mass_matrix(q)),
+        ('coriolis_matrix', lambda: robot.coriolis_matrix(q, qd)),
+        ('kinetic_energy', lambda: robot.kinetic_energy(q, qd)),
+        ('potential_energy', lambda: robot.potential_energy(q)),
+        ('all_joint_positions', lambda: robot.all_joint_positions(q)),
+        ('link_pose', lambda: robot.link_pose(q, link)),
+        ('jacobian', lambda: robot.jacobian(q, link)),
+        ('jacobian local', lambda: robot.jacobian(q, link, 'local')),
+        ('jacobian_dot_qd', lambda: robot.jacobian_dot_qd(q, qd, link)),
+        ('operational_space', lambda: robot.operational_space(q, qd, link)),
+    ]
+
+
+@pytest.mark.parametrize('bad', [np.nan, np.inf, -np.inf])
+def test_every_public_entry_refuses_non_finite_input(panda, bad):
+    q = np.full(7, 0.1)
+    q[2] = bad
+    for argument in ('q', 'qd'):
+        state = (q, np.zeros(7)) if argument == 'q' else (np.zeros(7), q)
+        for name, call in public_calls(panda, *state):
+            if argument == 'qd' and name in ('gravity_torques', 'mass_matrix', 'link_pose',
+                                             'potential_energy', 'all_joint_positions',
+                                             'jacobian', 'jacobian local'):
+                continue
+            with pytest.raises(ValueError, match=f'{argument}: .*NaN or Inf'):
+                call()
+    with pytest.raises(ValueError, match=r'external_wrenches\[.*finite'):
+        panda.inverse_dynamics(np.zeros(7), np.zeros(7), np.zeros(7), {'panda_link7': q[:6]})
+
+
+def test_every_batch_method_returns_an_empty_result_for_no_states(panda):
+    empty = np.zeros((0, 7))
+    link = 'panda_link7'
+    shapes = {
+        'inverse_dynamics': (panda.inverse_dynamics(empty, empty, empty), (0, 7)),
+        'inverse_dynamics+wrench': (panda.inverse_dynamics(empty, empty, empty,
+                                                           {link: [1] * 6}), (0, 7)),
+        'forward_dynamics': (panda.forward_dynamics(empty, empty, empty), (0, 7)),
+        'gravity_torques': (panda.gravity_torques(empty), (0, 7)),
+        'bias_torques': (panda.bias_torques(empty, empty), (0, 7)),
+        'mass_matrix': (panda.mass_matrix(empty), (0, 7, 7)),
+        'coriolis_matrix': (panda.coriolis_matrix(empty, empty), (0, 7, 7)),
+        'kinetic_energy': (panda.kinetic_energy(empty, empty), (0,)),
+        'potential_energy': (panda.potential_energy(empty), (0,)),
+        'all_joint_positions': (panda.all_joint_positions(empty), (0, 7)),
+        'jacobian': (panda.jacobian(empty, link), (0, 6, 7)),
+    }
+    for name, (value, shape) in shapes.items():
+        assert value.shape == shape and value.dtype == np.float64, name
+
+
+def test_batch_wrenches_equal_the_single_state_results(panda):
+    rng = np.random.default_rng(5)
+    q, qd, qdd = (rng.uniform(-1.5, 1.5, (40, 7)) for _ in range(3))
+    wrenches = {'panda_link7': [1.0, -2.0, 3.0, 0.1, 0.2, -0.3], 'panda_link4': [0, 0, 5, 0, 1, 0],
+                'panda_link0': [9.0] * 6}
+    tau = panda.inverse_dynamics(q, qd, qdd, wrenches)
+    qdd_back = panda.forward_dynamics(q, qd, tau, wrenches)
+    assert np.allclose(qdd_back, qdd, atol=1e-8)
+    for k in (0, 17, 39):
+        assert np.allclose(tau[k], panda.inverse_dynamics(q[k], qd[k], qdd[k], wrenches),
+                           atol=1e-12)
+        # J^T w: the wrench enters as minus the transposed Jacobian (world-aligned at the link)
+        free = panda.inverse_dynamics(q[k], qd[k], qdd[k])
+        expected = free - sum(panda.jacobian(q[k], link).T @ np.asarray(w, dtype=float)
+                              for link, w in wrenches.items() if link != 'panda_link0')
+        assert np.allclose(tau[k], expected, atol=1e-10)
+
+
+def test_a_batch_too_large_for_memory_is_refused_up_front(panda):
+    huge = np.broadcast_to(np.zeros(7), (10 ** 12, 7))   # a view: 56 TB if copied
+    with pytest.raises(BatchTooLargeError, match=r'\(1000000000000, 7\)'):
+        panda.mass_matrix(huge)
+    with pytest.raises(MemoryError, match='split the batch'):
+        panda.inverse_dynamics(huge, huge, huge)
+
+
+# ---------------------------------------------------------------------------- API points
+def test_operational_space_shows_its_arguments():
+    method = inspect.signature(RobotModel.operational_space).parameters
+    function = inspect.signature(operational_space).parameters
+    assert list(method)[1:] == list(function)[1:]
+    assert all(method[n].default == function[n].default for n in list(function)[1:])
+
+
+def test_jacobian_takes_batches(panda):
+    q = np.random.default_rng(2).uniform(-1.0, 1.0, (5, 7))
+    for frame in ('world_aligned', 'local', 'world'):
+        jac = panda.jacobian(q, 'panda_link7', frame)
+        assert jac.shape == (5, 6, 7)
+        for k in range(5):
+            assert np.array_equal(jac[k], panda.jacobian(q[k], 'panda_link7', frame))
+
+
+def test_unknown_names_get_did_you_mean_suggestions(panda):
+    with pytest.raises(ValueError, match="did you mean 'panda_link7'"):
+        panda.jacobian(np.zeros(7), 'panda_lnk7')
+    with pytest.raises(ValueError, match="did you mean 'panda_joint3'"):
+        panda.joint_index('panda_joint_3')
+    with pytest.raises(ValueError) as error:
+        panda.link_pose(np.zeros(7), 'gripper')
+    assert 'did you mean' not in str(error.value)
