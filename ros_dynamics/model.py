@@ -178,6 +178,22 @@ def _as_array(value, name: str) -> np.ndarray:
     return np.require(array, np.float64, ('C', 'A'))
 
 
+def finite_array(value, name: str, shape: Optional[tuple] = None) -> np.ndarray:
+    """
+    Return ``value`` as a finite float64 array (``_as_array``), of ``shape`` if given.
+
+    TypeError for data that is not real numbers, ValueError naming ``name``
+    for another shape or NaN/Inf: the check every public entry applies to
+    its numeric arguments.
+    """
+    array = _as_array(value, name)
+    if shape is not None and array.shape != shape:
+        raise ValueError(f'{name}: expected shape {shape}, got shape {array.shape}')
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f'{name}: contains NaN or Inf')
+    return array
+
+
 def _empty(shape: tuple, name: str) -> np.ndarray:
     """Return np.empty(shape), refusing up front a result that cannot fit in memory."""
     _check_memory(shape, name)

@@ -317,3 +317,38 @@ def test_unknown_names_get_did_you_mean_suggestions(panda):
     with pytest.raises(ValueError) as error:
         panda.link_pose(np.zeros(7), 'gripper')
     assert 'did you mean' not in str(error.value)
+
+
+def test_control_and_simulation_entries_refuse_bad_numbers_by_name(panda):
+    from ros_dynamics.control import CartesianImpedance, computed_torque
+    from ros_dynamics.simulation import simulate, Simulator
+    z, nan = np.zeros(7), np.full(7, np.nan)
+    for position, name in enumerate(('q', 'qd', 'q_ref', 'qd_ref', 'qdd_ref', 'kp', 'kd')):
+        arguments = [z] * 7
+        arguments[position] = nan
+        with pytest.raises(ValueError, match=f'^{name}: contains NaN'):
+            computed_torque(panda, *arguments)
+        arguments[position] = z + 1j
+        with pytest.raises(TypeError, match=f'^{name}: .*complex'):
+            computed_torque(panda, *arguments)
+    controller = CartesianImpedance(panda, 'panda_link7', [100.0] * 6, [20.0] * 6)
+    target = np.eye(4)
+    target[0, 3] = np.inf
+    with pytest.raises(ValueError, match='target: contains NaN or Inf'):
+        controller.torque(z, z, target)
+    with pytest.raises(ValueError, match='target_twist: contains NaN or Inf'):
+        controller.torque(z, z, np.eye(4), target_twist=nan[:6])
+    with pytest.raises(TypeError, match='kp: .*complex'):
+        CartesianImpedance(panda, 'panda_link7', np.ones(6) + 1j, np.ones(6))
+    space = panda.operational_space(z, z, 'panda_link7')
+    with pytest.raises(TypeError, match='force: .*complex'):
+        space.joint_torque(np.ones(6) + 1j)
+    simulator = Simulator(panda)
+    with pytest.raises(TypeError, match='effort: .*complex'):
+        simulator.set_effort(z + 1j)
+    with pytest.raises(ValueError, match='finite'):
+        simulator.set_wrenches({'panda_link7': nan[:6]})
+    with pytest.raises(ValueError, match='q0'):
+        Simulator(panda, q0=nan)
+    with pytest.raises(ValueError, match='t_final'):
+        simulate(panda, z, z, float('nan'))
