@@ -33,7 +33,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics.model import RobotModel
+from ros_dynamics.model import _as_array, finite_array, RobotModel
 
 
 def wrap_angles(delta: np.ndarray, continuous: np.ndarray) -> np.ndarray:
@@ -49,10 +49,16 @@ def computed_torque(robot: RobotModel, q, qd, q_ref, qd_ref, qdd_ref, kp, kd) ->
     kp (1/s^2) and kd (1/s) are per-joint gains (dof,) or scalars. Position
     errors of continuous joints are wrapped.
     """
-    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-    error = wrap_angles(np.asarray(q_ref, dtype=float) - q, robot.continuous)
-    command = (np.asarray(qdd_ref, dtype=float) + np.asarray(kd) * (np.asarray(qd_ref) - qd)
-               + np.asarray(kp) * error)
+    q, qd, q_ref, qd_ref, qdd_ref, kp, kd = (
+        finite_array(value, name) for value, name in
+        zip((q, qd, q_ref, qd_ref, qdd_ref, kp, kd), ('q', 'qd', 'q_ref', 'qd_ref', 'qdd_ref',
+                                                       'kp', 'kd')))
+    try:
+        error = wrap_angles(q_ref - q, robot.continuous)
+        command = qdd_ref + kd * (qd_ref - qd) + kp * error
+    except ValueError as problem:   # shapes that do not broadcast
+        raise ValueError(f'q, qd, q_ref, qd_ref, qdd_ref, kp, kd: shapes do not match '
+                         f'({problem})') from None
     return robot.inverse_dynamics(q, qd, command)
 
 
@@ -103,12 +109,11 @@ class CartesianImpedance:
         if null_damping < 0.0 or posture_stiffness < 0.0:
             raise ValueError('null_damping and posture_stiffness must be >= 0')
         self.null_damping, self.posture_stiffness = float(null_damping), float(posture_stiffness)
-        self.rest = np.zeros(robot.dof) if rest is None else np.asarray(rest, dtype=float)
-        if self.rest.shape != (robot.dof,):
-            raise ValueError(f'rest: expected {robot.dof} joint positions')
+        self.rest = (np.zeros(robot.dof) if rest is None
+                     else finite_array(rest, 'rest', (robot.dof,)).copy())
 
     def _gains(self, values: Sequence[float], name: str) -> np.ndarray:
-        gains = np.asarray(values, dtype=float)
+        gains = _as_array(values, name)
         if gains.shape != (6,) or not np.all(np.isfinite(gains)) or np.any(gains < 0.0):
             raise ValueError(f'{name}: expected 6 finite non-negative gains (x, y, z, rx, ry, rz),'
                              f' got {values!r}')
@@ -129,14 +134,15 @@ class CartesianImpedance:
         angular], world axes: accel = a_ref + kp e + kd (xd_ref - xd).
         """
         axes = list(self.axes)
+        target = finite_array(target, 'target', (4, 4))
         space = self.robot.operational_space(q, qd, self.link, axes=self.axes)
-        error = self.pose_error(space.pose, np.asarray(target, dtype=float))[axes]
+        error = self.pose_error(space.pose, target)[axes]
         velocity = space.J @ np.asarray(qd, dtype=float)
         desired = np.zeros(len(axes)) if target_twist is None else \
-            np.asarray(target_twist, dtype=float)[axes]
+            finite_array(target_twist, 'target_twist', (6,))[axes]
         accel = self.kp * error + self.kd * (desired - velocity)
         if target_acceleration is not None:   # feedforward of the reference's acceleration
-            accel = accel + np.asarray(target_acceleration, dtype=float)[axes]
+            accel = accel + finite_array(target_acceleration, 'target_acceleration', (6,))[axes]
         force = space.Lambda @ accel + space.mu + space.p
         posture = wrap_angles(self.rest - np.asarray(q, dtype=float), self.robot.continuous)
         tau_null = (self.robot.gravity_torques(q) - self.null_damping * np.asarray(qd)

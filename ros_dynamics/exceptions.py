@@ -41,3 +41,13 @@ class SingularMassMatrixError(ValueError):
 
 class URDFWarning(UserWarning):
     """A URDF that loads but describes something physically doubtful (e.g. a non-PSD inertia)."""
+
+
+class BatchTooLargeError(MemoryError, ValueError):
+    """
+    A batch whose arrays would not fit in the memory available now.
+
+    Raised before allocating (the operating system would otherwise kill the
+    process); the message names the array, its shape and the sizes. A
+    ``MemoryError`` and a ``ValueError``: split the batch into chunks.
+    """

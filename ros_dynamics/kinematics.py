@@ -17,16 +17,16 @@ Forward kinematics: body transforms, velocities and accelerations.
 
 The forward recursion shared by RNEA, the energies and the Jacobian time
 derivative (Featherstone 2008, table 5.1, first loop), all quantities in
-body coordinates, and the world poses of the bodies.
+body coordinates, the world poses of the bodies and link wrenches as body forces.
 """
 
 import numpy as np
 
-from ros_dynamics._jit import IN1, IN2, kernel, OUT2, STATUS
-from ros_dynamics.joints import (bad_state, body_count, joint_position, joint_rate,
+from ros_dynamics._jit import IN2, kernel, OUT3, STATUS
+from ros_dynamics.joints import (body_count, joint_position, joint_rate,
                                  joint_transform, motion_subspace, parent_of)
-from ros_dynamics.spatial import (add, cross_motion, load3, load9, mat_mat, mat_vec,
-                                  motion_to_child, scale, store3, store9)
+from ros_dynamics.spatial import (add, cross, cross_motion, load3, load9, mat_mat, mat_t_vec,
+                                  mat_vec, motion_to_child, scale, store3, store9)
 
 # workspace columns, one row per body
 W_ROT = 0       # 9: R_i, body frame in parent coordinates
@@ -112,17 +112,41 @@ def transforms(model, q, work):
         store3(work, i, W_POS, r)
 
 
-@kernel(signatures=[STATUS(IN2, IN1, OUT2)])
-def body_poses(model, q, poses):
-    """
-    Write poses[nb, 12]: each body's rotation (row-major) and origin in the root frame.
+# columns of a link wrench row (body_forces_batch)
+WRENCH_BODY = 0     # 1: the body the link belongs to (float)
+WRENCH_OFFSET = 1   # 3: the link origin in body coordinates (m)
+WRENCH_FORCE = 4    # 3: force, world axes (N)
+WRENCH_TORQUE = 7   # 3: torque about the link origin, world axes (N m)
+NWRENCH = 10
 
-    Return 1 (and leave ``poses`` unset) if q is not a finite vector of the
-    right length, else 0.
+
+@kernel(signatures=[STATUS(IN2, IN2, IN2, OUT3)])
+def body_forces_batch(model, q, wrenches, fext):
     """
-    if bad_state(model, q):
-        return 1
-    work = np.empty((body_count(model), NWORK))
-    transforms(model, q, work)
-    world_poses(model, work, poses)
+    Write fext[N, nb, 6]: link wrenches as body forces [moment; force], body coordinates.
+
+    ``wrenches`` (m, NWRENCH): one row per wrench [f; n] acting at a link
+    origin (offset o in body coordinates), world axes. With the body's world
+    rotation R at q[k], the body force is n_b = R^T (n + (R o) x f), f_b = R^T f
+    (Featherstone 2008, eq. 2.21: a force moved to the body origin, then
+    expressed in body axes); several wrenches on a body add up. Serial, like
+    the other batch kernels; return 0.
+    """
+    nb = body_count(model)
+    work = np.empty((nb, NWORK))
+    poses = np.empty((nb, 12))
+    for k in range(q.shape[0]):
+        transforms(model, q[k], work)
+        world_poses(model, work, poses)
+        fext[k, :, :] = 0.0
+        for w in range(wrenches.shape[0]):
+            body = int(wrenches[w, WRENCH_BODY])
+            rot = load9(poses, body, 0)
+            force = load3(wrenches, w, WRENCH_FORCE)
+            moment = add(load3(wrenches, w, WRENCH_TORQUE),
+                         cross(mat_vec(rot, load3(wrenches, w, WRENCH_OFFSET)), force))
+            moment, force = mat_t_vec(rot, moment), mat_t_vec(rot, force)
+            for c in range(3):
+                fext[k, body, c] += moment[c]
+                fext[k, body, 3 + c] += force[c]
     return 0

@@ -31,16 +31,17 @@ Where the specification is silent the behaviour is Pinocchio's.
 """
 
 from concurrent.futures import ThreadPoolExecutor
+import difflib
 import os
 import threading
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Sequence
 
 import numba
 import numpy as np
 
 from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
 from ros_dynamics._jit import ensure_compiled, StateCall
-from ros_dynamics.exceptions import SingularMassMatrixError
+from ros_dynamics.exceptions import BatchTooLargeError, SingularMassMatrixError
 from ros_dynamics.joints import pack
 from ros_dynamics.model_build import build_model_arrays, limits
 from ros_dynamics.urdf import parse_urdf_file, parse_urdf_string, RobotSpec
@@ -54,6 +55,8 @@ _ARGUMENT_NAMES = {
 # each call allocates its own workspace, so any number of callers may do this at once).
 _batch_threads = int(os.environ.get('ROS_DYNAMICS_THREADS', numba.config.NUMBA_NUM_THREADS))
 _MIN_ROWS_PER_THREAD = 16
+# states whose body forces are computed at once (a batch with external wrenches)
+_FORCE_ROWS = 1024
 _pool = None
 _pool_lock = threading.Lock()
 
@@ -107,15 +110,102 @@ def _unbound(*states) -> None:
     return None
 
 
-def _as_array(value, name: str) -> np.ndarray:
-    """Return ``value`` as a C-contiguous float64 array, or raise ValueError naming it."""
-    if type(value) is np.ndarray and value.dtype == np.float64 and value.flags.c_contiguous:
-        return value
+# dtype kinds a float64 holds (bool, signed and unsigned integers, floats of any width)
+_REAL_KINDS = 'biuf'
+_KIND_NAMES = {'c': 'complex', 'O': 'object', 'M': 'datetime', 'm': 'timedelta',
+               'S': 'bytes', 'U': 'str', 'V': 'structured'}
+# arrays up to this size are allocated without asking the system for free memory
+_CHECKED_BYTES = 1 << 26
+
+
+def _available_bytes() -> int:
+    """Return the memory the system can give this process now (Linux MemAvailable)."""
     try:
-        return np.ascontiguousarray(value, dtype=np.float64)
+        with open('/proc/meminfo', encoding='ascii') as stream:
+            for line in stream:
+                if line.startswith('MemAvailable:'):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf('SC_AVPHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
+    except (OSError, ValueError, AttributeError):
+        return 1 << 62
+
+
+def _check_memory(shape: tuple, name: str, arrays: int = 1) -> None:
+    """Raise BatchTooLargeError if ``arrays`` float64 arrays of ``shape`` do not fit in memory."""
+    size = 8 * arrays
+    for extent in shape:
+        size *= int(extent)
+    if size > _CHECKED_BYTES:
+        available = _available_bytes()
+        if size > available:
+            raise BatchTooLargeError(
+                f'{name}: {arrays} float64 array(s) of shape {tuple(shape)} need '
+                f'{size / 1e9:.3g} GB, more than the {available / 1e9:.3g} GB of memory '
+                'available; split the batch into chunks')
+
+
+def _as_array(value, name: str) -> np.ndarray:
+    """
+    Return ``value`` as an aligned C-contiguous float64 array (a copy when needed).
+
+    Accepts what converts to float64 without losing information: arrays and
+    (nested) sequences of bool, integers or real floats. Raises TypeError
+    naming ``name`` for complex, object, datetime, text and structured data
+    and masked arrays with masked entries (their mask would be ignored),
+    ValueError for ragged sequences, BatchTooLargeError when the copy cannot
+    fit in memory.
+    """
+    if (type(value) is np.ndarray and value.dtype == np.float64 and value.flags.c_contiguous
+            and value.flags.aligned):
+        return value
+    if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
+        raise TypeError(f'{name}: a masked array with masked entries (the dynamics would '
+                        'ignore the mask); pass the values to use, e.g. array.filled(0.0)')
+    try:
+        array = np.asarray(value)
     except (TypeError, ValueError) as error:
         raise ValueError(f'{name}: expected an array of numbers, got {value!r} ({error})') \
             from None
+    if array.dtype.kind not in _REAL_KINDS:
+        kind = _KIND_NAMES.get(array.dtype.kind, str(array.dtype))
+        raise TypeError(f'{name}: expected real numbers, got {kind} values ({value!r:.80}); '
+                        'convert them to float first')
+    if not (array.dtype == np.float64 and array.flags.c_contiguous and array.flags.aligned):
+        _check_memory(array.shape, name)
+    return np.require(array, np.float64, ('C', 'A'))
+
+
+def finite_array(value, name: str, shape: Optional[tuple] = None) -> np.ndarray:
+    """
+    Return ``value`` as a finite float64 array (``_as_array``), of ``shape`` if given.
+
+    TypeError for data that is not real numbers, ValueError naming ``name``
+    for another shape or NaN/Inf: the check every public entry applies to
+    its numeric arguments.
+    """
+    array = _as_array(value, name)
+    if shape is not None and array.shape != shape:
+        raise ValueError(f'{name}: expected shape {shape}, got shape {array.shape}')
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f'{name}: contains NaN or Inf')
+    return array
+
+
+def _empty(shape: tuple, name: str) -> np.ndarray:
+    """Return np.empty(shape), refusing up front a result that cannot fit in memory."""
+    _check_memory(shape, name)
+    return np.empty(shape)
+
+
+def _did_you_mean(name, choices: tuple) -> str:
+    """Return "; did you mean 'x'?" for names close to ``name`` (difflib), else ''."""
+    if not isinstance(name, str):
+        return ''
+    close = difflib.get_close_matches(name, choices, n=3)
+    return f'; did you mean {" or ".join(map(repr, close))}?' if close else ''
 
 
 class RobotModel:
@@ -258,12 +348,14 @@ class RobotModel:
         try:
             return self.joint_names.index(name)
         except ValueError:
-            raise ValueError(f'joint {name!r} is not an independent joint of this robot '
+            raise ValueError(f'joint {name!r} is not an independent joint of this robot'
+                             f'{_did_you_mean(name, self.joint_names)} '
                              f'(joints: {", ".join(self.joint_names)})') from None
 
     def all_joint_positions(self, q) -> np.ndarray:
         """Return the positions of ``all_joint_names`` (mimic followers G q + o) for q."""
         q = self._state(q, 'q')
+        self._check_finite(q, 'q')
         ints, reals = self._ints, self._reals
         return q[..., ints[:, 2]] * reals[:, 25] + reals[:, 26]
 
@@ -300,23 +392,23 @@ class RobotModel:
     def _body_of(self, link: str) -> int:
         body = self._arrays.link_body.get(link) if isinstance(link, str) else None
         if body is None:
-            raise ValueError(f'link {link!r} is not a link of this robot '
+            raise ValueError(f'link {link!r} is not a link of this robot'
+                             f'{_did_you_mean(link, self.link_names)} '
                              f'(links: {", ".join(self.link_names)})')
         return body
 
-    def _wrenches(self, q: np.ndarray, external_wrenches: Optional[Mapping]
-                  ) -> Optional[np.ndarray]:
+    def _link_wrenches(self, external_wrenches: Optional[Mapping]) -> Optional[np.ndarray]:
         """
-        Return body-coordinate spatial forces (nb, 6) (or (N, nb, 6)) for link wrenches.
+        Return link wrenches as rows for kinematics.body_forces_batch, or None for none.
 
-        None for a single state without wrenches.
+        Wrenches on the fixed root are taken by the base and dropped.
         """
-        if not external_wrenches:
-            return None if q.ndim == 1 else self._no_wrench_batch
+        if external_wrenches is None:
+            return None
         if not isinstance(external_wrenches, Mapping):
             raise ValueError('external_wrenches: expected a mapping link name -> '
                              '[fx, fy, fz, tx, ty, tz]')
-        items = []
+        rows = []
         for link, wrench in external_wrenches.items():
             body = self._body_of(link)
             wrench = _as_array(wrench, f'external_wrenches[{link!r}]')
@@ -324,18 +416,39 @@ class RobotModel:
                 raise ValueError(f'external_wrenches[{link!r}]: expected 6 finite numbers '
                                  f'[force; torque], got {wrench!r}')
             if body >= 0:   # a wrench on the fixed root is taken by the base
-                items.append((body, self._arrays.link_offset[link][0, 9:], wrench))
-        states = q.reshape(-1, self._dof)
-        out = np.zeros((states.shape[0], self._ints.shape[0], 6))
-        for s, state in enumerate(states):
-            poses = self._body_poses(state)
-            for body, offset, wrench in items:
-                rot = poses[body, :9].reshape(3, 3)
-                force = wrench[:3]
-                torque = wrench[3:] + np.cross(rot @ offset, force)   # about the body origin
-                out[s, body, :3] += rot.T @ torque
-                out[s, body, 3:] += rot.T @ force
-        return out[0] if q.ndim == 1 else out
+                rows.append(np.concatenate([[body], self._arrays.link_offset[link][0, 9:],
+                                            wrench]))
+        return np.array(rows) if rows else None
+
+    def _run_states(self, batch: Callable, wrenches: Optional[np.ndarray], states: tuple,
+                    out: np.ndarray) -> int:
+        """
+        Run a batch kernel ``batch(model, *states, fext, out)`` over (N, dof) states.
+
+        With link wrenches the body forces of each block of _FORCE_ROWS states
+        are computed by a compiled kernel first (memory stays bounded for any
+        N); blocks run on the shared thread pool. Returns the first nonzero status.
+        """
+        model = self._model
+        ensure_compiled(batch)
+        if wrenches is None:
+            none = self._no_wrench_batch
+            return _run_batch(batch, out.shape[0],
+                              lambda a, b: (model,) + tuple(s[a:b] for s in states)
+                              + (none, out[a:b]))
+        ensure_compiled(kinematics.body_forces_batch)
+        shape = (self._ints.shape[0], 6)
+
+        def block(start: int, stop: int) -> int:
+            fext = np.empty((min(_FORCE_ROWS, stop - start),) + shape)
+            status = 0
+            for a in range(start, stop, _FORCE_ROWS):
+                b = min(stop, a + _FORCE_ROWS)
+                forces = fext[:b - a]
+                kinematics.body_forces_batch(model, states[0][a:b], wrenches, forces)
+                status = status or batch(model, *(s[a:b] for s in states), forces, out[a:b])
+            return status
+        return _run_batch(block, out.shape[0], lambda a, b: (a, b))
 
     # ------------------------------------------------------------------ dynamics
     def inverse_dynamics(self, q, qd, qdd, external_wrenches: Optional[Mapping] = None
@@ -357,20 +470,16 @@ class RobotModel:
     def _inverse_dynamics(self, q, qd, qdd, external_wrenches) -> np.ndarray:
         names = _ARGUMENT_NAMES['inverse_dynamics']
         q, qd, qdd = self._states(names, q, qd, qdd)
-        fext = self._wrenches(q, external_wrenches)
+        wrenches = self._link_wrenches(external_wrenches)
         tau = np.empty(q.shape)
-        if q.ndim == 1 and fext is None:
+        if q.ndim == 1 and wrenches is None:
             call = self._bind('_id_call', rnea.inverse_dynamics_entry, 3, self._shape)
             self._check_status(call.into(tau, q, qd, qdd), names, (q, qd, qdd))
             return tau
         # batches, and single states with wrenches (a batch of one: one kernel less to compile)
         q, qd, qdd = self._as_batch(names, q, qd, qdd)
-        fext = fext.reshape((-1,) + fext.shape[-2:])
-        out = tau.reshape(q.shape)
-        ensure_compiled(rnea.inverse_dynamics_batch)
-        _run_batch(rnea.inverse_dynamics_batch, q.shape[0],
-                   lambda a, b: (self._model, q[a:b], qd[a:b], qdd[a:b],
-                                 fext if fext.shape[0] == 1 else fext[a:b], out[a:b]))
+        self._run_states(rnea.inverse_dynamics_batch, wrenches, (q, qd, qdd),
+                         tau.reshape(q.shape))
         return tau
 
     def _as_batch(self, names: tuple, *arrays) -> tuple:
@@ -379,7 +488,7 @@ class RobotModel:
             return arrays
         self._check_status(1 if not all(np.all(np.isfinite(a)) for a in arrays) else 0, names,
                            arrays)
-        return tuple(a.reshape(1, -1) for a in arrays)
+        return tuple(a.reshape(1, self._dof) for a in arrays)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Return g(q) (N m): the joint torques that hold the robot still at q."""
@@ -409,7 +518,7 @@ class RobotModel:
         if mass is not None:
             return mass
         q = self._state(q, 'q')
-        mass = np.empty(q.shape + (self._dof,))
+        mass = _empty(q.shape + (self._dof,), 'mass_matrix')
         if q.ndim == 1:
             call = self._bind('_mass_call', crba.mass_matrix_entry, 1, self._mass_shape)
             self._check_status(call.into(mass, q), ('q',), (q,))
@@ -422,12 +531,11 @@ class RobotModel:
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Return C(q, qd) (dof, dof) with C qd = bias - g and dM/dt - 2C skew-symmetric."""
         q, qd = self._states(('q', 'qd'), q, qd)
-        if q.ndim == 2:
-            return np.stack([self.coriolis_matrix(a, b) for a, b in zip(q, qd)])
+        out = _empty(q.shape + (self._dof,), 'coriolis_matrix')
         ensure_compiled(coriolis.coriolis_matrix)
-        out = np.empty(self._mass_shape)
-        self._check_status(coriolis.coriolis_matrix(self._model, q, qd, out), ('q', 'qd'),
-                           (q, qd))
+        for k in np.ndindex(q.shape[:-1]):   # () for a single state
+            self._check_status(coriolis.coriolis_matrix(self._model, q[k], qd[k], out[k]),
+                               ('q', 'qd'), (q, qd))
         return out
 
     def forward_dynamics(self, q, qd, tau, external_wrenches: Optional[Mapping] = None
@@ -449,20 +557,15 @@ class RobotModel:
     def _forward_dynamics(self, q, qd, tau, external_wrenches) -> np.ndarray:
         names = _ARGUMENT_NAMES['forward_dynamics']
         q, qd, tau = self._states(names, q, qd, tau)
-        fext = self._wrenches(q, external_wrenches)
+        wrenches = self._link_wrenches(external_wrenches)
         qdd = np.empty(q.shape)
-        if q.ndim == 1 and fext is None:
+        if q.ndim == 1 and wrenches is None:
             call = self._bind('_fd_call', self._fd_entry, 3, self._shape)
             status = call.into(qdd, q, qd, tau)
         else:
             q, qd, tau = self._as_batch(names, q, qd, tau)
-            fext = fext.reshape((-1,) + fext.shape[-2:])
-            out = qdd.reshape(q.shape)
-            ensure_compiled(self._fd_batch)
-            status = _run_batch(self._fd_batch, q.shape[0],
-                                lambda a, b: (self._model, q[a:b], qd[a:b], tau[a:b],
-                                              fext if fext.shape[0] == 1 else fext[a:b],
-                                              out[a:b]))
+            status = self._run_states(self._fd_batch, wrenches, (q, qd, tau),
+                                      qdd.reshape(q.shape))
         if status < 0:
             self._raise_singular(-status - 1)
         self._check_status(status, names, (q, qd, tau))
@@ -502,7 +605,7 @@ class RobotModel:
         """Return T = 1/2 qd^T M(q) qd (J)."""
         q, qd = self._states(('q', 'qd'), q, qd)
         if q.ndim == 2:
-            return np.array([self.kinetic_energy(a, b) for a, b in zip(q, qd)])
+            return np.array([self.kinetic_energy(a, b) for a, b in zip(q, qd)], dtype=float)
         self._check_finite(q, 'q')
         self._check_finite(qd, 'qd')
         ensure_compiled(energy.kinetic_energy)
@@ -512,7 +615,7 @@ class RobotModel:
         """Return V(q) = -sum m_i g^T c_i (J), zero with every centre of mass at the root."""
         q = self._state(q, 'q')
         if q.ndim == 2:
-            return np.array([self.potential_energy(a) for a in q])
+            return np.array([self.potential_energy(a) for a in q], dtype=float)
         self._check_finite(q, 'q')
         ensure_compiled(energy.potential_energy)
         return energy.potential_energy(self._model, q)
@@ -551,13 +654,6 @@ class RobotModel:
         self._check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
         return out
 
-    def _body_poses(self, q: np.ndarray) -> np.ndarray:
-        """Return the world poses (nb, 12) of the bodies at a validated q."""
-        ensure_compiled(kinematics.body_poses)
-        poses = np.empty((self._ints.shape[0], 12))
-        self._check_status(kinematics.body_poses(self._model, q, poses), ('q',), (q,))
-        return poses
-
     def _single(self, value, name: str) -> np.ndarray:
         array = _as_array(value, name)
         if array.shape != self._shape:
@@ -573,7 +669,7 @@ class RobotModel:
 
     def jacobian(self, q, link: str, frame: str = 'world_aligned') -> np.ndarray:
         """
-        Return the 6 x dof Jacobian of ``link``, rows [linear; angular].
+        Return the 6 x dof Jacobian of ``link``, rows [linear; angular] (N x 6 x dof for N states).
 
         frame 'world_aligned': velocity of the link origin and angular velocity,
         world axes (Pinocchio LOCAL_WORLD_ALIGNED); 'local': the same in the
@@ -585,7 +681,13 @@ class RobotModel:
                 jac = self._jacobian_calls[link](q)
             except (KeyError, TypeError):
                 jac = None
-            return jac if jac is not None else self._link_quantity('jacobian', link, q)
+            if jac is not None:
+                return jac
+        array = _as_array(q, 'q')
+        if array.ndim == 2:
+            return self._jacobian_batch(array, link, frame)
+        if frame == 'world_aligned':
+            return self._link_quantity('jacobian', link, q)
         self._check_frame(frame)
         jac = self._link_quantity('jacobian', link, q)
         pose = self.link_pose(q, link)
@@ -593,6 +695,16 @@ class RobotModel:
             rot = pose[:3, :3]
             return np.vstack([rot.T @ jac[:3], rot.T @ jac[3:]])
         return np.vstack([jac[:3] + np.cross(pose[:3, 3], jac[3:], axis=0), jac[3:]])
+
+    def _jacobian_batch(self, q: np.ndarray, link: str, frame: str) -> np.ndarray:
+        """Return the Jacobians (N, 6, dof) of ``link`` at the rows of q, one bound call each."""
+        q = self._state(q, 'q')
+        self._body_of(link)
+        self._check_frame(frame)
+        out = _empty((q.shape[0],) + self._jacobian_shape, 'jacobian')
+        for k in range(q.shape[0]):
+            out[k] = self.jacobian(q[k], link, frame)
+        return out
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
         """
@@ -611,10 +723,24 @@ class RobotModel:
         point = self.link_pose(q, link)[:3, 3]
         return np.concatenate([spatial + np.cross(point, angular), angular])
 
-    def operational_space(self, q, qd, link: str, **options):
-        """Return Khatib's operational-space quantities of ``link`` (see operational_space.py)."""
+    def operational_space(self, q, qd, link: str, frame: str = 'world_aligned',
+                          axes: Optional[Sequence[int]] = None,
+                          reference_link: Optional[str] = None,
+                          singular_threshold: float = 1e-6, damping: float = 1e-3):
+        """
+        Return Khatib's operational-space quantities of ``link`` at (q, qd) (Khatib 1987).
+
+        Lambda = (J M^-1 J^T)^-1, J_bar, the null-space projector N, mu and p as an
+        ``OperationalSpace``. frame: as ``jacobian``; axes: task rows of [linear;
+        angular] (0-2 x, y, z; 3-5 rotations), all six by default; reference_link:
+        express the task in the axes of this link (rigidly attached to the root);
+        a task whose Lambda^-1 has eigenvalues below ``singular_threshold`` times
+        the largest is flagged degenerate and inverted with ``damping`` (see
+        ros_dynamics.operational_space). Raises SingularMassMatrixError if M is.
+        """
         from ros_dynamics.operational_space import operational_space
-        return operational_space(self, q, qd, link, **options)
+        return operational_space(self, q, qd, link, frame, axes, reference_link,
+                                 singular_threshold, damping)
 
     def warm_up(self) -> None:
         """

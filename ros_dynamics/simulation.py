@@ -51,7 +51,7 @@ from ros_dynamics import energy as energy_kernels
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import integration_step
-from ros_dynamics.model import RobotModel
+from ros_dynamics.model import _as_array, RobotModel
 from scipy.integrate import solve_ivp
 
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
@@ -183,7 +183,7 @@ class Simulator:
         return coefficients
 
     def _vector(self, value, name: str) -> np.ndarray:
-        array = np.asarray(value, dtype=float)
+        array = _as_array(value, name)
         if array.shape != (self.robot.dof,) or not np.all(np.isfinite(array)):
             raise ValueError(f'{name}: expected {self.robot.dof} finite values for joints '
                              f'{list(self.robot.joint_names)}, got {value!r}')
@@ -255,7 +255,7 @@ class Simulator:
         (the state is kept), so a bad command pauses a simulation rather than
         being silently dropped.
         """
-        effort = np.asarray(effort, dtype=float)
+        effort = _as_array(effort, 'effort')
         if effort.shape != (self.robot.dof,):
             raise ValueError(f'effort: expected {self.robot.dof} values, got shape '
                              f'{effort.shape}')
@@ -269,9 +269,9 @@ class Simulator:
         wrenches = dict(wrenches or {})
         for link, wrench in wrenches.items():
             self.robot.link_pose(self.q, link)   # raises ValueError for an unknown link
-            wrench = np.asarray(wrench, dtype=float)
-            if wrench.shape != (6,):
-                raise ValueError(f'wrenches[{link!r}]: expected 6 values [force; torque]')
+            wrench = _as_array(wrench, f'wrenches[{link!r}]')
+            if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
+                raise ValueError(f'wrenches[{link!r}]: expected 6 finite values [force; torque]')
             wrenches[link] = wrench
         self.wrenches = wrenches
 
@@ -453,6 +453,8 @@ def simulate(robot: RobotModel, q0, qd0, t_final: float, dt: float = 1e-3,
     atol) and the result is sampled every ``dt``. Other options go to
     ``Simulator`` (damping, friction, limits, ...).
     """
+    if not (isinstance(t_final, (int, float)) and np.isfinite(t_final) and t_final >= 0.0):
+        raise ValueError(f't_final: expected a finite time >= 0 in s, got {t_final!r}')
     simulator = Simulator(robot, dt=dt, integrator=integrator, q0=q0, qd0=qd0, **options)
     dof = robot.dof
     steps = int(round(t_final / dt))

@@ -40,6 +40,12 @@ import numpy as np
 from ros_dynamics.exceptions import URDFError, URDFWarning
 
 JOINT_TYPES = ('revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar')
+# The largest magnitude of a length (m), mass (kg), inertia (kg m^2), damping, friction or
+# mimic multiplier the algorithms carry in double precision: products such as
+# m |p|^2 qd^2 over a chain of bodies must stay far below 1.8e308. 1e30 is beyond any
+# robot (the Sun's mass is 2e30 kg) and leaves 1e100 of headroom for states of sane
+# magnitude (|q|, |qd|, |qdd| up to 1e3).
+MAX_MAGNITUDE = 1e30
 
 
 @dataclass(frozen=True)
@@ -87,11 +93,7 @@ class JointSpec:
 
 @dataclass(frozen=True)
 class RobotSpec:
-    """
-    A parsed URDF: links (name -> inertial or None), joints in file order, the root link.
-
-    A robot without links (Pinocchio accepts one) has root ''.
-    """
+    """A parsed URDF: links (name -> inertial or None), joints in file order, the root link."""
 
     name: str
     links: dict
@@ -112,8 +114,9 @@ def rpy_to_matrix(rpy: np.ndarray) -> np.ndarray:
     ])
 
 
-def _numbers(text: Optional[str], count: int, what: str, default: str) -> np.ndarray:
-    """Parse ``count`` finite floats from an attribute value."""
+def _numbers(text: Optional[str], count: int, what: str, default: str,
+             bound: float = MAX_MAGNITUDE) -> np.ndarray:
+    """Parse ``count`` finite floats of magnitude at most ``bound`` from an attribute value."""
     if text is None:
         text = default
     try:
@@ -124,18 +127,26 @@ def _numbers(text: Optional[str], count: int, what: str, default: str) -> np.nda
         raise URDFError(f'{what}: expected {count} numbers, got {text!r}')
     if not np.all(np.isfinite(values)):
         raise URDFError(f'{what}: values must be finite, got {text!r}')
+    if np.any(np.abs(values) > bound):
+        raise URDFError(f'{what}: {text!r} is beyond {bound:g} in magnitude, more than the '
+                        'dynamics algorithms can carry in double precision (their products '
+                        'would overflow); check the units')
     return values
 
 
 def _number(element: ElementTree.Element, attribute: str, what: str,
-            default: Optional[float] = None) -> float:
-    """Parse one finite float attribute; a missing attribute takes ``default`` or is an error."""
+            default: Optional[float] = None, bound: float = MAX_MAGNITUDE) -> float:
+    """
+    Parse one finite float attribute of magnitude at most ``bound``.
+
+    A missing attribute takes ``default`` or is an error.
+    """
     text = element.get(attribute)
     if text is None:
         if default is None:
             raise URDFError(f'{what}: <{element.tag}> has no {attribute!r} attribute')
         return default
-    return float(_numbers(text, 1, f'{what}: <{element.tag} {attribute}>', '')[0])
+    return float(_numbers(text, 1, f'{what}: <{element.tag} {attribute}>', '', bound)[0])
 
 
 def _origin(element: ElementTree.Element, what: str) -> np.ndarray:
@@ -144,7 +155,7 @@ def _origin(element: ElementTree.Element, what: str) -> np.ndarray:
     origin = element.find('origin')
     if origin is not None:
         transform[:3, 3] = _numbers(origin.get('xyz'), 3, f'{what}: <origin xyz>', '0 0 0')
-        rpy = _numbers(origin.get('rpy'), 3, f'{what}: <origin rpy>', '0 0 0')
+        rpy = _numbers(origin.get('rpy'), 3, f'{what}: <origin rpy>', '0 0 0', math.inf)
         transform[:3, :3] = rpy_to_matrix(rpy)
     return transform
 
@@ -196,15 +207,15 @@ def _parse_limits(joint: ElementTree.Element, jtype: str, what: str) -> tuple:
         if jtype in ('revolute', 'prismatic'):
             raise URDFError(f'{what}: a {jtype} joint needs a <limit> element')
         return -math.inf, math.inf, math.inf, math.inf
-    effort = _number(limit, 'effort', f'{what}: limit', math.inf)
-    velocity = _number(limit, 'velocity', f'{what}: limit', math.inf)
+    effort = _number(limit, 'effort', f'{what}: limit', math.inf, math.inf)
+    velocity = _number(limit, 'velocity', f'{what}: limit', math.inf, math.inf)
     if effort < 0.0 or velocity < 0.0:
         raise URDFError(f'{what}: effort and velocity limits must be non-negative, '
                         f'got effort={effort}, velocity={velocity}')
     if jtype == 'continuous':
         return -math.inf, math.inf, effort, velocity
-    lower = _number(limit, 'lower', f'{what}: limit', 0.0)
-    upper = _number(limit, 'upper', f'{what}: limit', 0.0)
+    lower = _number(limit, 'lower', f'{what}: limit', 0.0, math.inf)
+    upper = _number(limit, 'upper', f'{what}: limit', 0.0, math.inf)
     if lower > upper:
         raise URDFError(f'{what}: lower limit {lower} is above upper limit {upper}')
     return lower, upper, effort, velocity
@@ -234,11 +245,12 @@ def _parse_joint(joint: ElementTree.Element) -> JointSpec:
     if jtype != 'fixed':
         axis_element = joint.find('axis')
         if axis_element is not None:
-            axis = _numbers(axis_element.get('xyz'), 3, f'{what}: <axis xyz>', '1 0 0')
-        norm = float(np.linalg.norm(axis))
-        if norm < 1e-12:
+            axis = _numbers(axis_element.get('xyz'), 3, f'{what}: <axis xyz>', '1 0 0', math.inf)
+        largest = float(np.max(np.abs(axis)))
+        if largest < 1e-12:
             raise URDFError(f'{what}: joint axis has zero length')
-        axis = axis / norm
+        axis = axis / largest   # scaled first: the norm of (1e200, 0, 1e200) overflows
+        axis = axis / float(np.linalg.norm(axis))
     lower, upper, effort, velocity = _parse_limits(joint, jtype, what)
     damping = friction = 0.0
     dynamics = joint.find('dynamics')
@@ -294,16 +306,44 @@ def _find_root(links: dict, joints: dict) -> str:
     return roots[0]
 
 
+XACRO_HINT = ('expand it first with xacro (`xacro robot.urdf.xacro > robot.urdf`, or '
+              '`ros2 run xacro xacro ...`) and load the resulting URDF')
+
+
+def _xacro_construct(root: ElementTree.Element) -> Optional[str]:
+    """Return the first xacro element or ``${...}`` / ``$(...)`` substitution, or None."""
+    for element in root.iter():
+        if isinstance(element.tag, str) and element.tag.startswith('{') \
+                and 'xacro' in element.tag.split('}')[0]:
+            return f'<xacro:{element.tag.split("}")[1]}>'
+        for value in element.attrib.values():
+            if '${' in value or '$(' in value:
+                return f'{value!r} in <{element.tag}>'
+    return None
+
+
 def parse_urdf_string(xml: str) -> RobotSpec:
-    """Parse URDF text into a validated :class:`RobotSpec`."""
+    """Parse URDF text into a validated :class:`RobotSpec` (at least one link)."""
     if not isinstance(xml, str):
         raise URDFError(f'URDF must be given as a string, got {type(xml).__name__}')
     try:
+        xml.encode('utf-8')
+    except UnicodeEncodeError as error:   # a lone surrogate: not text any XML can hold
+        raise URDFError(f'the URDF text holds a character that is not valid Unicode '
+                        f'({error.object[error.start]!r} at position {error.start}): '
+                        'check how the string was decoded') from None
+    try:
         root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as error:
+        if '<xacro:' in xml:
+            raise URDFError(f'this is xacro, not URDF (<xacro:...> elements): {XACRO_HINT}') \
+                from None
         raise URDFError(f'not well-formed XML: {error}') from None
     if root.tag != 'robot':
         raise URDFError(f'the root element is <{root.tag}>, expected <robot>')
+    construct = _xacro_construct(root)
+    if construct is not None:
+        raise URDFError(f'this is xacro, not URDF ({construct}): {XACRO_HINT}')
     links = {}
     for element in root.findall('link'):
         name, inertial = _parse_link(element)
@@ -316,10 +356,9 @@ def parse_urdf_string(xml: str) -> RobotSpec:
         if joint.name in joints:
             raise URDFError(f'joint {joint.name!r} is defined twice')
         joints[joint.name] = joint
-    if not links:   # Pinocchio loads such a file as a model without bodies; so do we
-        if joints:
-            raise URDFError(f'joint {next(iter(joints))!r}: the robot has joints but no <link>')
-        return RobotSpec(root.get('name', ''), links, joints, '')
+    if not links:
+        raise URDFError(f'robot {root.get("name", "")!r} has no <link>: a robot needs at least '
+                        'its root link (an empty or unexpanded description?)')
     return RobotSpec(root.get('name', ''), links, joints, _find_root(links, joints))
 
 
@@ -333,4 +372,9 @@ def parse_urdf_file(path: str) -> RobotSpec:
         raise URDFError(f'URDF file {path!r} does not exist') from None
     except (OSError, UnicodeDecodeError) as error:
         raise URDFError(f'cannot read URDF file {path!r}: {error}') from None
-    return parse_urdf_string(text)
+    try:
+        return parse_urdf_string(text)
+    except URDFError as error:
+        if path.endswith('.xacro') and 'xacro' not in str(error):
+            raise URDFError(f'{path!r} is a xacro file: {XACRO_HINT} ({error})') from None
+        raise

@@ -102,12 +102,15 @@ def twin(path: str) -> Twin:
 
 @pytest.mark.parametrize('path', URDFS)
 def test_every_urdf_loads(path):
-    """Every example-robot-data URDF loads, including ones Pinocchio or urdfdom refuse."""
+    """Every example-robot-data URDF but ur3.urdf (no link) loads, even where Pinocchio fails."""
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', URDFWarning)
         try:
             robot = RobotModel.from_urdf_file(path)
         except URDFError as error:
+            if 'has no <link>' in str(error):   # ur3.urdf: xacro output without the robot
+                assert path.endswith('ur3.urdf'), error
+                return
             assert "mimics joint 'index_q1', which does not exist" in str(error)
             robot = RobotModel.from_urdf_file(path, mimic=False)
     assert robot.dof == len(robot.joint_names)

@@ -201,7 +201,7 @@ def robot():
     ('inverse_dynamics', ([[0.0, 0.0]] * 3, [[0.0, 0.0]] * 2, [[0.0, 0.0]] * 3), 'shapes differ'),
     ('inverse_dynamics', ([[0.0, 0.0], [0.0, float('nan')]], [[0.0, 0.0]] * 2,
                           [[0.0, 0.0]] * 2), 'q: row 1'),
-    ('inverse_dynamics', (['a', 'b'], [0.0, 0.0], [0.0, 0.0]), 'q: expected an array'),
+    ('inverse_dynamics', ([[0.0], [0.0, 1.0]], [0.0, 0.0], [0.0, 0.0]), 'q: expected an array'),
     ('forward_dynamics', ([0.0, 0.0], [0.0, 0.0], [0.0, float('nan')]), 'tau: contains NaN'),
     ('mass_matrix', (np.zeros((2, 2, 2)),), 'q: expected shape'),
     ('gravity_torques', ([float('nan'), 0.0],), 'q: contains NaN'),
