@@ -619,7 +619,7 @@ class RobotModel:
     # ------------------------------------------------------------------ identification
     @property
     def body_names(self) -> tuple:
-        """Return the moving bodies in regressor column order, named by their joint's child link."""
+        """Return the moving bodies in regressor column order, each named by its link."""
         names = [None] * self._ints.shape[0]
         for link in self.link_names:   # depth-first: a body's joint child comes first
             body = self._arrays.link_body[link]
