@@ -742,6 +742,41 @@ class RobotModel:
         return operational_space(self, q, qd, link, frame, axes, reference_link,
                                  singular_threshold, damping)
 
+    # ------------------------------------------------------------------ identification
+    @property
+    def body_names(self) -> tuple:
+        """Return the moving bodies in regressor column order, each named by its link."""
+        names = [None] * self._ints.shape[0]
+        for link in self.link_names:   # depth-first: a body's joint child comes first
+            body = self._arrays.link_body[link]
+            if body >= 0 and names[body] is None:
+                names[body] = link
+        return tuple(names)
+
+    def inertial_parameters(self) -> np.ndarray:
+        """
+        Return the (nb, 10) inertial parameters of ``body_names``, Pinocchio's order.
+
+        [m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (kg, kg m, kg m^2),
+        inertia about the body frame origin in body axes, links merged through
+        fixed joints included; ``regressor(...) @ inertial_parameters().ravel()``
+        is the inverse dynamics.
+        """
+        from ros_dynamics.identification.regressor import inertial_parameters_of
+        return inertial_parameters_of(self._reals)
+
+    def regressor(self, q, qd, qdd, friction: bool = False, armature: bool = False,
+                  friction_velocity: float = 1e-3) -> np.ndarray:
+        """
+        Return the joint torque regressor Y, tau = Y theta: (dof, p) or (N, dof, p).
+
+        See ``ros_dynamics.identification.regressor.joint_torque_regressor``
+        for the columns (10 per body, then 3 friction columns per joint, then
+        one armature column per joint).
+        """
+        from ros_dynamics.identification.regressor import joint_torque_regressor
+        return joint_torque_regressor(self, q, qd, qdd, friction, armature, friction_velocity)
+
     def warm_up(self) -> None:
         """
         Compile (or load from the kernel cache) the single-state kernels, binding them.
