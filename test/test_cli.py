@@ -492,3 +492,25 @@ def test_simulate_planar_2r_falls_like_the_library(tmp_path):
 def test_simulate_bad_start(q0, fragments):
     assert_error(run_cli('simulate', PLANAR, '--seconds', '0.1', '--q0', q0), '--q0',
                  *fragments)
+
+
+# ---------------------------------------------------------------------- the README
+def test_readme_command_line_section_runs(tmp_path):
+    with open(os.path.join(ROOT, 'README.md'), encoding='utf-8') as stream:
+        section = stream.read().split('## Command line', 1)[1].split('\n## ', 1)[0]
+    commands = [line.split('#')[0].split()[1:]
+                for line in re.findall(r'```bash\n(.*?)```', section, re.S)[0].splitlines()
+                if line.startswith('ros-dynamics ') and 'COMMAND' not in line]
+    assert [c[0] for c in commands] == ['info', 'torques', 'simulate']
+    example = re.findall(r'```\n\$ cat motion.csv\n(.*?)\$ (ros-dynamics .*?)\n(.*?)```',
+                         section, re.S)
+    assert example, 'the README lost its torques example'
+    motion, command, shown = example[0]
+    (tmp_path / 'motion.csv').write_text(motion)
+    os.symlink(os.path.join(ROOT, 'urdf'), tmp_path / 'urdf')
+    for args in commands:
+        assert_ok(run_cli(*args, cwd=tmp_path))
+    assert (tmp_path / 'plots' / 'torques.png').exists() and (tmp_path / 'states.csv').exists()
+    process = run_cli(*command.split()[1:], cwd=tmp_path)
+    assert_ok(process)
+    assert process.stdout == shown, 'the example output in the README is out of date'

@@ -174,6 +174,8 @@ def with_progress(description: str, function: Callable, enabled: bool = True,
 
     worker = threading.Thread(target=target, daemon=True)
     worker.start()
+    if total is None:   # slow single calls are kernel compiles: say so
+        description += ' (a first run compiles the dynamics kernels; cached afterwards)'
     with progress(total, description, unit, enabled) as bar:
         if total is None:
             bar.bar_format = '{desc}: {elapsed}'

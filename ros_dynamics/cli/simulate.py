@@ -152,8 +152,12 @@ def run(args: argparse.Namespace) -> int:
         plot_directory(args.plot)
     default = np.clip(np.zeros(model.dof), model.lower, model.upper)
     q0 = default if args.q0 is None else start_positions(args.q0, model.joint_names, default)
-    simulator = Simulator(model, dt=args.dt, integrator=args.integrator, q0=q0)
-    energy_start = simulator.energy()
+
+    def prepare() -> tuple:
+        simulator = Simulator(model, dt=args.dt, integrator=args.integrator, q0=q0)
+        return simulator, simulator.energy()
+
+    simulator, energy_start = with_progress('preparing the simulator', prepare, args.progress)
     start = time.perf_counter()
     try:
         qs, qds, efforts, per_step = with_progress(

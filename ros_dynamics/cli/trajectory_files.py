@@ -40,6 +40,7 @@ the spline through the velocities. This is exact for positions cubic in time
 
 from dataclasses import dataclass
 import math
+import os
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -67,7 +68,7 @@ def trajectory_format(path: str, requested: Optional[str] = None) -> str:
     """Return 'csv' or 'yaml' from ``requested`` or the file extension."""
     if requested:
         return requested
-    extension = path.rsplit('.', 1)[-1].lower() if '.' in path else ''
+    extension = os.path.splitext(path)[1].lstrip('.').lower()
     if extension == 'csv':
         return 'csv'
     if extension in ('yaml', 'yml'):
