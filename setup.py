@@ -32,6 +32,8 @@ NODES = {
     'operational_space_node': 'ros_dynamics.nodes.operational_space_node:main',
     'cartesian_impedance_controller': 'ros_dynamics.nodes.cartesian_impedance_controller:main',
 }
+# the command line for offline jobs (ROS-free), on PATH after pip install
+COMMANDS = {'ros-dynamics': 'ros_dynamics.cli:main'}
 
 
 setup(
@@ -50,7 +52,10 @@ setup(
         (f'share/{PACKAGE}/urdf', glob('urdf/*.urdf')),
     ],
     # ranges for pip users; requirements/core.txt pins the versions CI runs
-    install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0'],
+    # tqdm: the progress bars of the ros-dynamics command, which plain pip installs too
+    install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0',
+                      'tqdm>=4.66'],
+    extras_require={'plot': ['matplotlib>=3.8']},   # ros-dynamics ... --plot
     python_requires='>=3.11',
     zip_safe=False,
     maintainer='ros_dynamics maintainers',
@@ -59,6 +64,7 @@ setup(
     license='Apache-2.0',
     tests_require=['pytest'],
     entry_points={
-        'console_scripts': [f'{name} = {target}' for name, target in NODES.items()],
+        'console_scripts': [f'{name} = {target}' for name, target in NODES.items()]
+        + [f'{name} = {target}' for name, target in COMMANDS.items()],
     },
 )
