@@ -12,9 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""ros_dynamics: an ament_python package whose core installs with plain pip too."""
+"""
+ros_dynamics for pip: the ROS-free core and the ``ros-dynamics`` command.
 
-from glob import glob
+colcon builds the ROS package from CMakeLists.txt (interfaces, nodes, launch
+files); ``pip install .`` installs the same Python package without the
+generated ``ros_dynamics.msg`` / ``ros_dynamics.srv``, which only the nodes use.
+"""
 
 from setuptools import Extension, find_packages, setup
 
@@ -25,14 +29,8 @@ except ImportError:   # pragma: no cover - then the optional extension is skippe
     NUMPY_INCLUDE = []
 
 PACKAGE = 'ros_dynamics'
-NODES = {
-    'bringup': 'ros_dynamics.bringup:main',
-    'inverse_dynamics_node': 'ros_dynamics.nodes.inverse_dynamics_node:main',
-    'simulator_node': 'ros_dynamics.nodes.simulator_node:main',
-    'operational_space_node': 'ros_dynamics.nodes.operational_space_node:main',
-    'cartesian_impedance_controller': 'ros_dynamics.nodes.cartesian_impedance_controller:main',
-}
-# the command line for offline jobs (ROS-free), on PATH after pip install
+# the command line for offline jobs (ROS-free), on PATH after pip install;
+# CMakeLists.txt installs the same for colcon
 COMMANDS = {'ros-dynamics': 'ros_dynamics.cli:main'}
 
 
@@ -44,13 +42,6 @@ setup(
     # compiler the package falls back to ctypes, with the same results and slower calls
     ext_modules=[Extension('ros_dynamics._statecall', ['ros_dynamics/_statecall.c'],
                            include_dirs=NUMPY_INCLUDE, optional=True)],
-    data_files=[
-        ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
-        (f'share/{PACKAGE}', ['package.xml']),
-        (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
-        (f'share/{PACKAGE}/config', glob('config/*.yaml')),
-        (f'share/{PACKAGE}/urdf', glob('urdf/*.urdf')),
-    ],
     # ranges for pip users; requirements/core.txt pins the versions CI runs
     # tqdm: the progress bars of the ros-dynamics command, which plain pip installs too
     install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0',
@@ -64,7 +55,6 @@ setup(
     license='Apache-2.0',
     tests_require=['pytest'],
     entry_points={
-        'console_scripts': [f'{name} = {target}' for name, target in NODES.items()]
-        + [f'{name} = {target}' for name, target in COMMANDS.items()],
+        'console_scripts': [f'{name} = {target}' for name, target in COMMANDS.items()],
     },
 )

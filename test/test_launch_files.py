@@ -22,6 +22,7 @@ checked by reading it: it must take its nodes from config/bringup.yaml through
 
 import ast
 import os
+import re
 
 from ros_dynamics.bringup import command, load_declaration, NodeDeclaration
 
@@ -29,11 +30,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def console_scripts() -> set:
-    tree = ast.parse(open(os.path.join(ROOT, 'setup.py'), encoding='utf-8').read())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], 'id', '') == 'NODES':
-            return set(ast.literal_eval(node.value))
-    raise AssertionError('setup.py has no NODES table')
+    """Return the node executables CMakeLists.txt installs (its ROS_DYNAMICS_NODES list)."""
+    text = open(os.path.join(ROOT, 'CMakeLists.txt'), encoding='utf-8').read()
+    match = re.search(r'set\(ROS_DYNAMICS_NODES\s(.*?)\)', text, re.S)
+    if not match:
+        raise AssertionError('CMakeLists.txt has no ROS_DYNAMICS_NODES list')
+    return set(re.findall(r'"([A-Za-z_]+)=', match.group(1)))
 
 
 def test_bringup_names_installed_executables_and_existing_files():

@@ -15,7 +15,7 @@
 """
 Inverse-dynamics node: dynamics services and a feedforward torque stream.
 
-Services (``ros_dynamics_interfaces``):
+Services (``ros_dynamics/srv``):
 
 * ``~/inverse_dynamics``: a JointState (+ accelerations, wrenches) to efforts,
   and on request g(q), C qd + g, M(q) and C(q, qd);
@@ -55,11 +55,11 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
+from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
-from ros_dynamics_interfaces.msg import JointActuatorReport, LimitViolation
-from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
+from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint

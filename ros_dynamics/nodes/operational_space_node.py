@@ -34,7 +34,7 @@ from rclpy.node import Node
 from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
                                        ModelSource, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
-from ros_dynamics_interfaces.srv import OperationalSpace
+from ros_dynamics.srv import OperationalSpace
 from scipy.spatial.transform import Rotation
 
 

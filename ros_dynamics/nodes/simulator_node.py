@@ -44,8 +44,8 @@ initial state is ``initial_positions.<joint>`` (rad or m; default 0 clamped
 into the joint limits) with zero velocity.
 
 Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``),
-``~/step`` (``ros_dynamics_interfaces/SimStep``, only while paused),
-``~/set_state`` (``ros_dynamics_interfaces/SetJointState``).
+``~/step`` (``ros_dynamics/srv/SimStep``, only while paused),
+``~/set_state`` (``ros_dynamics/srv/SetJointState``).
 
 Closed chains: ``loops`` names a loop-closure YAML (a path or
 ``package://ros_dynamics/config/delta_loops.yaml``; see ros_dynamics.closed_chain)
@@ -85,7 +85,7 @@ from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
-from ros_dynamics_interfaces.srv import SetJointState, SimStep
+from ros_dynamics.srv import SetJointState, SimStep
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
