@@ -51,6 +51,9 @@ setup(
     ],
     # ranges for pip users; requirements/core.txt pins the versions CI runs
     install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0'],
+    # ros_dynamics.identification: consistent identification (SDP), ROS 2 bags, one BLAS thread
+    extras_require={'identification': ['cvxpy>=1.5', 'clarabel>=0.9', 'rosbags>=0.10',
+                                       'threadpoolctl>=3.1']},
     python_requires='>=3.11',
     zip_safe=False,
     maintainer='ros_dynamics maintainers',
