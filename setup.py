@@ -46,7 +46,12 @@ setup(
     # tqdm: the progress bars of the ros-dynamics command, which plain pip installs too
     install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0',
                       'tqdm>=4.66'],
-    extras_require={'plot': ['matplotlib>=3.8']},   # ros-dynamics ... --plot
+    extras_require={
+        'plot': ['matplotlib>=3.8'],   # ros-dynamics ... --plot
+        # ros_dynamics.identification: consistent identification (SDP), ROS 2 bags, one BLAS
+        # thread
+        'identification': ['cvxpy>=1.5', 'clarabel>=0.9', 'rosbags>=0.10', 'threadpoolctl>=3.1'],
+    },
     python_requires='>=3.11',
     zip_safe=False,
     maintainer='ros_dynamics maintainers',

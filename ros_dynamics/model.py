@@ -31,7 +31,12 @@ Where the specification is silent the behaviour is Pinocchio's.
 """
 
 from concurrent.futures import ThreadPoolExecutor
+<<<<<<< HEAD
 import difflib
+=======
+import copy
+import dataclasses
+>>>>>>> ident
 import os
 import threading
 from typing import Callable, Mapping, Optional, Sequence
@@ -764,6 +769,30 @@ class RobotModel:
         """
         from ros_dynamics.identification.regressor import inertial_parameters_of
         return inertial_parameters_of(self._reals)
+
+    def with_inertial_parameters(self, parameters) -> 'RobotModel':
+        """
+        Return a copy of this model whose bodies carry ``parameters`` (nb, 10).
+
+        Order and frames as ``inertial_parameters``; joints, limits and gravity
+        are kept. Not checked for physical consistency (identification results
+        are checked by the identification).
+        """
+        from ros_dynamics.identification.regressor import reals_with_parameters
+        nb = self._ints.shape[0]
+        parameters = _as_array(parameters, 'parameters')
+        if parameters.size != 10 * nb or not np.all(np.isfinite(parameters)):
+            raise ValueError(f'parameters: expected {nb} x 10 finite numbers (one row per '
+                             f'body of body_names), got shape {parameters.shape}')
+        model = copy.copy(self)
+        reals = reals_with_parameters(self._reals, parameters)
+        reals.setflags(write=False)
+        model._reals = reals
+        model._arrays = dataclasses.replace(self._arrays, reals=reals)
+        scale = 1.0 + float(np.sum(reals[:, 15]) + np.sum(reals[:, 19:22]))
+        model._singular_tolerance = 1e-12 * scale
+        model.gravity = self._gravity   # packs the kernel model, unbinds the copied calls
+        return model
 
     def regressor(self, q, qd, qdd, friction: bool = False, armature: bool = False,
                   friction_velocity: float = 1e-3) -> np.ndarray:

@@ -18,10 +18,9 @@ import csv
 
 import numpy as np
 import pytest
-import yaml
-
 from ros_dynamics import RobotModel
 from ros_dynamics.identification.excitation import excitation_trajectory
+import yaml
 
 PANDA = 'urdf/panda_arm.urdf'
 
@@ -33,7 +32,7 @@ def panda():
 
 @pytest.fixture(scope='module')
 def trajectories(panda):
-    """The random start (no iteration) and the optimised trajectory, same seed."""
+    """Return the random start (no iteration) and the optimised trajectory, same seed."""
     return (excitation_trajectory(panda, 10.0, maxiter=0),
             excitation_trajectory(panda, 10.0, maxiter=15, acceleration_limit=4.0))
 

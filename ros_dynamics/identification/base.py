@@ -30,9 +30,8 @@ and Control of Robots", 2002, sec. 12.3).
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-
 from ros_dynamics.identification.regressor import PARAMETER_NAMES
+import scipy.linalg
 
 FRICTION_NAMES = ('fv', 'fc', 'fo')   # viscous, Coulomb, offset
 

@@ -36,10 +36,9 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 import numpy as np
-import scipy.optimize
-
 from ros_dynamics.identification._blas import single_threaded_blas
 from ros_dynamics.identification.base import base_parameters
+import scipy.optimize
 
 DEFAULT_ACCELERATION_LIMIT = 5.0   # rad/s^2 (m/s^2) where none is given: URDF has none
 DEFAULT_VELOCITY_LIMIT = 1.0       # rad/s (m/s) for joints whose URDF sets no velocity limit
