@@ -186,7 +186,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         header = ['time'] + [f'{n}.{field}' for field in ('position', 'velocity', 'effort')
                              for n in names]
-        write_csv(args.out, header, [times] + list(qs.T) + list(qds.T) + list(efforts.T))
+        write_csv(args.out, header, [times] + list(qs.T) + list(qds.T) + list(efforts.T),
+                  args.progress)
         if args.out != '-':
             note(f'states written to {args.out}')
     if args.plot:
