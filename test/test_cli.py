@@ -29,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 import pytest
@@ -163,7 +164,9 @@ def test_info_panda_against_pinocchio():
     # Pinocchio leaves out the fixed root link (panda_link0, at the root frame's origin)
     model = pin.buildModelFromUrdf(PANDA)
     moving_com = pin.centerOfMass(model, model.createData(), pin.neutral(model))
-    root_mass, root_com = 0.629769, np.array([-4.1018e-02, -1.4e-04, 4.9974e-02])
+    root = ElementTree.parse(PANDA).getroot().find("link[@name='panda_link0']/inertial")
+    root_mass = float(root.find('mass').get('value'))
+    root_com = np.array([float(v) for v in root.find('origin').get('xyz').split()])
     assert mass == pytest.approx(pin.computeTotalMass(model) + root_mass, rel=1e-6)
     expected = (pin.computeTotalMass(model) * moving_com + root_mass * root_com) / mass
     assert com == pytest.approx(expected, abs=1e-5)
