@@ -29,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 import pytest
@@ -163,7 +164,9 @@ def test_info_panda_against_pinocchio():
     # Pinocchio leaves out the fixed root link (panda_link0, at the root frame's origin)
     model = pin.buildModelFromUrdf(PANDA)
     moving_com = pin.centerOfMass(model, model.createData(), pin.neutral(model))
-    root_mass, root_com = 0.629769, np.array([-4.1018e-02, -1.4e-04, 4.9974e-02])
+    root = ElementTree.parse(PANDA).getroot().find("link[@name='panda_link0']/inertial")
+    root_mass = float(root.find('mass').get('value'))
+    root_com = np.array([float(v) for v in root.find('origin').get('xyz').split()])
     assert mass == pytest.approx(pin.computeTotalMass(model) + root_mass, rel=1e-6)
     expected = (pin.computeTotalMass(model) * moving_com + root_mass * root_com) / mass
     assert com == pytest.approx(expected, abs=1e-5)
@@ -356,6 +359,54 @@ def test_torques_from_joint_trajectory_yaml(tmp_path):
     assert np.allclose(data[:, 1:], expected, rtol=1e-7, atol=1e-7 * np.abs(expected).max())
 
 
+def test_torques_from_a_spreadsheet_csv_and_a_trajectory_goal(tmp_path):
+    robot = RobotModel.from_urdf_file(PLANAR)
+    t, q, qd, qdd = smooth_trajectory(robot, points=11)
+    plain = trajectory_csv(tmp_path / 'plain.csv', robot, t, q, qd, qdd)
+    lines = open(plain, encoding='utf-8').read().splitlines()
+    lines[0] = ','.join(f'"{name}"' for name in lines[0].split(','))
+    sheet = tmp_path / 'sheet.csv'   # a byte-order mark and a quoted header, as exported
+    sheet.write_bytes(b'\xef\xbb\xbf' + '\n'.join(lines).encode())
+    out = tmp_path / 'efforts.csv'
+    assert_ok(run_cli('torques', PLANAR, sheet, '-o', out))
+    expected = robot.inverse_dynamics(q, qd, qdd)
+    assert np.allclose(read_csv(out)[1][:, 1:], expected, rtol=1e-10, atol=1e-9)
+    # a FollowJointTrajectory goal holds the message under 'trajectory'
+    goal = tmp_path / 'goal.yaml'
+    message = joint_trajectory_yaml(t, q).replace('---\n', '')
+    goal.write_text('trajectory:\n' + ''.join(f'  {line}\n' for line in message.splitlines()))
+    assert_ok(run_cli('torques', PLANAR, goal, '-o', out))
+    assert np.allclose(read_csv(out)[1][:, 1:], expected, rtol=1e-6, atol=1e-6)
+
+
+def test_robot_without_moving_joints(tmp_path):
+    urdf = tmp_path / 'fixed.urdf'
+    urdf.write_text('<robot name="fixed"><link name="a"/><link name="b"/><joint name="j" '
+                    'type="fixed"><parent link="a"/><child link="b"/></joint></robot>')
+    process = run_cli('info', urdf)
+    assert_ok(process)
+    assert 'no moving joint (0 dof)' in process.stdout
+    assert 'b (joint j) -> the fixed base' in process.stdout
+    (tmp_path / 't.csv').write_text('time\n0\n1\n')
+    assert_error(run_cli('torques', urdf, tmp_path / 't.csv'), 'no moving joint')
+    assert_error(run_cli('simulate', urdf, '--seconds', '1'), 'no moving joint')
+
+
+def test_output_into_a_closed_pipe_is_quiet():
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    # 2001 rows of states on stdout: more than a pipe holds, so the writer meets the closed end
+    process = subprocess.Popen([sys.executable, '-m', 'ros_dynamics.cli', 'simulate', PLANAR,
+                                '--seconds', '2', '-o', '-'],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline().startswith('time,shoulder.position')
+    process.stdout.close()   # like `| head -1`
+    _, stderr = process.communicate(timeout=600)
+    assert process.returncode == 1
+    assert "robot 'planar_2r'" in stderr   # the summary, and nothing else
+    assert 'error' not in stderr and 'Traceback' not in stderr and 'Exception' not in stderr
+
+
 def test_torques_plots_and_strict(tmp_path):
     pytest.importorskip('matplotlib')
     robot = RobotModel.from_urdf_file(PLANAR)
@@ -393,6 +444,7 @@ BAD_CSVS = {
     'some velocities': ('time,shoulder,elbow,shoulder.velocity\n0,1,2,0\n1,1,2,0\n',
                         ["velocity given for some joints but not for 'elbow'"]),
     'one point': ('time,shoulder,elbow\n0,1,2\n', ['one point', 'at least two']),
+    'semicolons': ('time;shoulder;elbow\n0;1;2\n', ['separated by commas']),
 }
 
 

@@ -28,6 +28,7 @@ Exit status: 0 success; 1 an input file or the environment is wrong (one line
 import argparse
 import importlib
 from importlib import metadata
+import os
 import sys
 from typing import Optional, Sequence
 
@@ -71,7 +72,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()   # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:   # piped into head: the reader is gone, nothing to report
+        # the interpreter flushes stdout again at exit: point it at /dev/null first
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (CLIError, ValueError, OSError) as error:   # the core's input errors are ValueError
         message = ' '.join(str(error).split()) or type(error).__name__
         print(f'{PROGRAM}: error: {message}', file=sys.stderr)
@@ -79,6 +86,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f'{PROGRAM}: interrupted', file=sys.stderr)
         return 130
-    except BrokenPipeError:   # e.g. piped into head: the reader is gone, nothing to report
-        sys.stderr.close()
-        return 1

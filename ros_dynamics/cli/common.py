@@ -82,7 +82,7 @@ def is_xacro(path: str, text: str) -> bool:
 def read_text(path: str, what: str) -> str:
     """Return the text of a file, or raise CLIError naming the file and the reason."""
     try:
-        with open(path, encoding='utf-8') as stream:
+        with open(path, encoding='utf-8-sig') as stream:   # a BOM (spreadsheets) is dropped
             return stream.read()
     except FileNotFoundError:
         raise CLIError(f'{what} {path!r} does not exist') from None
@@ -149,13 +149,13 @@ def progress(total: Optional[int], description: str, unit: str = 'it',
 
 
 def with_progress(description: str, function: Callable, enabled: bool = True,
-                  total: Optional[int] = None, unit: str = 'it'):
+                  total: Optional[int] = None, unit: str = 'it', compiles: bool = True):
     """
     Return the result of ``function``, with a progress bar if it runs longer than a second.
 
     ``total`` None: ``function()`` is one call that cannot report progress
     (compiling the dynamics kernels on a cold cache takes seconds) and the
-    bar shows the elapsed time. Otherwise ``function(advance)`` calls
+    bar shows the elapsed time, with a word on compiling if ``compiles``. Otherwise ``function(advance)`` calls
     ``advance(n)`` as it completes n of ``total`` units. The function runs in
     a worker thread while this one draws the bar; its exception is re-raised
     here.
@@ -174,7 +174,7 @@ def with_progress(description: str, function: Callable, enabled: bool = True,
 
     worker = threading.Thread(target=target, daemon=True)
     worker.start()
-    if total is None:   # slow single calls are kernel compiles: say so
+    if total is None and compiles:   # slow single calls are kernel compiles: say so
         description += ' (a first run compiles the dynamics kernels; cached afterwards)'
     with progress(total, description, unit, enabled) as bar:
         if total is None:
@@ -225,23 +225,33 @@ def table(header: Sequence[str], rows: Sequence[Sequence], indent: str = '') -> 
 
 
 # ---------------------------------------------------------------------- files
-def write_csv(path: str, header: Sequence[str], columns: Sequence[np.ndarray]) -> None:
+def write_csv(path: str, header: Sequence[str], columns: Sequence[np.ndarray],
+              enabled: bool = True) -> None:
     """
     Write columns of equal length as CSV with a header row (12 significant digits).
 
-    ``path`` '-' writes to stdout.
+    ``path`` '-' writes to stdout. Large tables show a progress bar (rows).
     """
-    data = np.column_stack(columns) if columns else np.zeros((0, 0))
-    text_header = ','.join(header)
+    data = np.column_stack(columns)
+    block = 20000
+
+    def write(stream) -> None:
+        stream.write(','.join(header) + '\n')
+        with progress(data.shape[0], 'writing ' + ('stdout' if path == '-' else path), 'row',
+                      enabled) as bar:
+            for start in range(0, data.shape[0], block):
+                np.savetxt(stream, data[start:start + block], fmt='%.12g', delimiter=',')
+                bar.update(min(block, data.shape[0] - start))
+
     if path == '-':
-        np.savetxt(sys.stdout, data, fmt='%.12g', delimiter=',', header=text_header,
-                   comments='')
+        write(sys.stdout)
         return
     try:
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        np.savetxt(path, data, fmt='%.12g', delimiter=',', header=text_header, comments='')
+        with open(path, 'w', encoding='utf-8') as stream:
+            write(stream)
     except OSError as error:
         raise CLIError(f'cannot write {path!r}: {error.strerror}') from None
 

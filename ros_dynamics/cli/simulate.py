@@ -43,6 +43,7 @@ from ros_dynamics.simulation import INTEGRATORS, SimulationDiverged, Simulator
 NAME = 'simulate'
 HELP = 'simulate the robot from a start pose (passive or gravity-compensated)'
 EFFORTS = ('zero', 'gravity')
+MAX_STATE_BYTES = 2e9   # every step's state is kept in memory for the output
 
 
 def positive_seconds(text: str) -> float:
@@ -147,6 +148,10 @@ def run(args: argparse.Namespace) -> int:
     steps = int(round(args.seconds / args.dt))
     if steps < 1:
         raise CLIError(f'--seconds {args.seconds} is shorter than one step (--dt {args.dt})')
+    if (steps + 1) * model.dof * 3 * 8 > MAX_STATE_BYTES:   # q, qd, effort of every step
+        raise CLIError(f'--seconds {args.seconds} at --dt {args.dt} is {steps} steps, more than '
+                       f'{MAX_STATE_BYTES / 1e9:.0f} GB of states to keep; simulate less or '
+                       'use a larger --dt')
     if args.plot:
         require_matplotlib()
         plot_directory(args.plot)
@@ -186,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         header = ['time'] + [f'{n}.{field}' for field in ('position', 'velocity', 'effort')
                              for n in names]
-        write_csv(args.out, header, [times] + list(qs.T) + list(qds.T) + list(efforts.T))
+        write_csv(args.out, header, [times] + list(qs.T) + list(qds.T) + list(efforts.T),
+                  args.progress)
         if args.out != '-':
             note(f'states written to {args.out}')
     if args.plot:

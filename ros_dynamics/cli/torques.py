@@ -30,7 +30,7 @@ import sys
 import numpy as np
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.cli import trajectory_files
-from ros_dynamics.cli.common import (load_robot, note, number, plot_directory, progress,
+from ros_dynamics.cli.common import (CLIError, load_robot, note, number, plot_directory, progress,
                                      require_matplotlib, table, with_progress, write_csv)
 from ros_dynamics.cli.trajectory_files import FORMATS, PLURAL, read_trajectory
 
@@ -101,8 +101,13 @@ def run(args: argparse.Namespace) -> int:
     """Compute and report the efforts of ``args.trajectory``; return the exit status."""
     loaded = load_robot(args.urdf)
     model = loaded.model
+    if model.dof == 0:
+        raise CLIError(f'{args.urdf}: the robot has no moving joint; no efforts to compute')
     mimic = [n for n in model.all_joint_names if n not in model.joint_names]
-    trajectory = read_trajectory(args.trajectory, model.joint_names, mimic, args.format)
+    trajectory = with_progress(
+        f'reading {args.trajectory}',
+        lambda: read_trajectory(args.trajectory, model.joint_names, mimic, args.format),
+        args.progress, compiles=False)
     if args.plot:
         require_matplotlib()
         plot_directory(args.plot)
@@ -121,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     print(report_text(reports, violations), file=stream)
     if args.out:
         write_csv(args.out, ['time'] + [f'{n}.effort' for n in model.joint_names],
-                  [t] + list(efforts.T))
+                  [t] + list(efforts.T), args.progress)
         if args.out != '-':
             note(f'efforts written to {args.out}')
     if args.plot:

@@ -26,8 +26,9 @@ lines starting with ``#`` are skipped. Columns, in any order:
 
 YAML: one ``trajectory_msgs/JointTrajectory`` as ``ros2 topic echo --once``
 prints it (``joint_names``, ``points`` with ``positions``, ``velocities``,
-``accelerations``, ``time_from_start: {sec, nanosec}``); the trailing
-``---`` is allowed, ``header`` and ``effort`` are ignored. Empty velocity or
+``accelerations``, ``time_from_start: {sec, nanosec}``), or a mapping
+holding it under ``trajectory`` (a ``FollowJointTrajectory`` goal); the
+trailing ``---`` is allowed, ``header`` and ``effort`` are ignored. Empty velocity or
 acceleration lists mean "not given", for all points or none.
 
 Missing derivatives come from a not-a-knot cubic spline in time (de Boor, "A
@@ -107,15 +108,17 @@ def _csv_columns(path: str, text: str) -> tuple:
     if not lines:
         raise CLIError(f'{path}: empty; expected a header row (time,JOINT,...) and data rows')
     header_line, header_text = lines[0]
-    header = [name.strip() for name in header_text.split(',')]
+    header = [name.strip().strip('"').strip() for name in header_text.split(',')]
     for k, name in enumerate(header):
         if not name:
             raise CLIError(f'{path}:{header_line}: column {k + 1} of the header has no name')
         if header.count(name) > 1:
             raise CLIError(f'{path}:{header_line}: column {name!r} appears twice in the header')
     if 'time' not in header:
+        separator = ' (columns are separated by commas, not semicolons or tabs)' \
+            if len(header) == 1 and (';' in header_text or '\t' in header_text) else ''
         raise CLIError(f"{path}:{header_line}: no 'time' column in the header "
-                       f'{header_text!r}; the first row must name the columns: '
+                       f'{header_text!r}{separator}; the first row must name the columns: '
                        'time,JOINT,... (see ros-dynamics torques --help)')
     rows = lines[1:]
     if not rows:
@@ -163,6 +166,8 @@ def _yaml_columns(path: str, text: str) -> tuple:
         raise CLIError(f'{path}: holds {len(documents)} YAML documents; expected one '
                        'JointTrajectory message (ros2 topic echo --once TOPIC > file.yaml)')
     message = documents[0]
+    if isinstance(message, dict) and isinstance(message.get('trajectory'), dict):
+        message = message['trajectory']   # a FollowJointTrajectory goal holding one
     if not isinstance(message, dict) or 'joint_names' not in message \
             or 'points' not in message:
         raise CLIError(f'{path}: not a trajectory_msgs/JointTrajectory message (expected the '
