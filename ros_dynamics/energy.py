@@ -61,6 +61,12 @@ def kinetic_energy_of(model, q, qd, work):
 def potential_energy_of(model, q, work, poses):
     """Return V(q) in J; ``work`` (nb, kinematics.NWORK) and ``poses`` (nb, 12) are overwritten."""
     transforms(model, q, work)
+    return potential_energy_at(model, work, poses)
+
+
+@kernel
+def potential_energy_at(model, work, poses):
+    """Return V in J from the body transforms in ``work``; ``poses`` (nb, 12) is overwritten."""
     world_poses(model, work, poses)
     g = gravity_of(model)
     energy = 0.0

@@ -32,13 +32,14 @@ or less. ``rollouts/`` reuses ``advance`` for many simulations at once.
 
 import math
 
-from numba import types
+from numba import carray, types
 import numpy as np
 from ros_dynamics import kinematics
-from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, STATUS
-from ros_dynamics.aba import aba_into, dense_into, new_workspace
-from ros_dynamics.energy import kinetic_energy_of, potential_energy_of
-from ros_dynamics.joints import body_count, dof_of
+from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
+from ros_dynamics import aba
+from ros_dynamics.aba import aba_into, dense_into
+from ros_dynamics.energy import kinetic_energy_of, potential_energy_at
+from ros_dynamics.joints import body_count, dof_of, model_at, state_at
 from ros_dynamics.spatial import add, cross, load3, load9, mat_t_vec, mat_vec, store3
 
 # rows of the joint-parameter array
@@ -69,7 +70,9 @@ C_REFERENCE = 6     # energy reference (J), NaN while an input is applied
 C_KINETIC_SCALE = 7  # largest kinetic energy since the reference was taken (J)
 C_KINETIC = 8       # kinetic energy of the last state checked (J)
 C_ENERGY = 9        # total energy of the last state checked (J)
-NCONTROL = 10
+C_COUNT = 10        # steps to take (simulation_steps_entry)
+C_WRENCHES = 11     # wrench rows that follow the parameters in the entry's block
+NCONTROL = 12
 
 # statuses of simulation_steps (besides -(k + 1): M singular at k)
 DONE = 0
@@ -99,18 +102,49 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
 
 
 @kernel
-def step_workspace(model):
+def block_size(n, nb, wrench_count):
     """
-    Return the scratch arrays of ``advance`` and ``total_energy`` for one model.
+    Return the length of a simulator's block for n coordinates, nb bodies and wrench rows.
 
-    (ABA/dense work, mass matrix, body forces (nb, 6), kinematics work, world
-    poses (nb, 12), tau, the four RK4 slopes and a stage state (q, qd)).
+    A block is one float array: control (NCONTROL), the parameter rows
+    (NPARAMS, n), the wrench rows (wrench_count, NWRENCH), then the scratch
+    arrays of ``advance`` (``block_parts``), so that a step allocates nothing.
     """
-    nb, n = body_count(model), dof_of(model)
-    work, mass = new_workspace(model)
-    return (work, mass, np.zeros((nb, 6)), np.empty((nb, kinematics.NWORK)),
-            np.empty((nb, 12)), np.empty(n), np.empty(n), np.empty(n), np.empty(n),
-            np.empty(n), np.empty(n), np.empty(n))
+    scratch = nb * (aba.NWORK + 6 + kinematics.NWORK + 12) + n * n + 9 * n
+    return NCONTROL + NPARAMS * n + NWRENCH * wrench_count + scratch
+
+
+@kernel
+def block_parts(block, n, nb):
+    """
+    Return views of a block: control, params, wrenches, workspace, q_next, qd_next.
+
+    The workspace is the tuple ``advance`` takes: ABA/dense work (nb,
+    aba.NWORK), mass matrix (n, n), body forces (nb, 6), kinematics work (nb,
+    kinematics.NWORK), world poses (nb, 12), tau, the four RK4 slopes and a
+    stage state (q, qd), each (n,).
+    """
+    control = block[:NCONTROL]
+    wrench_count = int(control[C_WRENCHES])
+    start = NCONTROL
+    params = block[start:start + NPARAMS * n].reshape((NPARAMS, n))
+    start += NPARAMS * n
+    wrenches = block[start:start + NWRENCH * wrench_count].reshape((wrench_count, NWRENCH))
+    start += NWRENCH * wrench_count
+    work = block[start:start + nb * aba.NWORK].reshape((nb, aba.NWORK))
+    start += nb * aba.NWORK
+    mass = block[start:start + n * n].reshape((n, n))
+    start += n * n
+    fext = block[start:start + nb * 6].reshape((nb, 6))
+    start += nb * 6
+    kinematic_work = block[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
+    start += nb * kinematics.NWORK
+    poses = block[start:start + nb * 12].reshape((nb, 12))
+    start += nb * 12
+    vectors = block[start:start + 9 * n].reshape((9, n))
+    workspace = (work, mass, fext, kinematic_work, poses, vectors[0], vectors[1], vectors[2],
+                 vectors[3], vectors[4], vectors[5], vectors[6])
+    return control, read_only(params), read_only(wrenches), workspace, vectors[7], vectors[8]
 
 
 @kernel
@@ -215,9 +249,9 @@ def total_energy(model, q, qd, params, limits, workspace):
 
     The limit springs store 1/2 k_stop p^2 for the penetration p past a limit.
     """
-    kinetic_work, poses = workspace[3], workspace[4]
-    kinetic = kinetic_energy_of(model, q, qd, kinetic_work)
-    total = kinetic + potential_energy_of(model, q, kinetic_work, poses)
+    kinematic_work, poses = workspace[3], workspace[4]
+    kinetic = kinetic_energy_of(model, q, qd, kinematic_work)   # leaves the body transforms
+    total = kinetic + potential_energy_at(model, kinematic_work, poses)
     if limits:
         springs = 0.0
         for k in range(q.shape[0]):
@@ -240,27 +274,32 @@ def has_input(effort, wrenches):
     return False
 
 
-@kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, IN2, IN2, OUT1, types.int64)])
-def simulation_steps(model, q, qd, effort, params, wrenches, control, count):
+@kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, OUT1, types.int64)])
+def simulation_steps(model, q, qd, effort, block, count):
     """
     Advance (q, qd) in place by up to ``count`` steps, with the energy check after each.
 
-    ``params`` (NPARAMS, n): the joint-parameter rows; ``wrenches`` (m,
-    NWRENCH): the applied wrench rows; ``control`` (NCONTROL): the settings
-    and the energy check's running state (updated, as is C_TIME). With an
-    input applied the energy reference is dropped (NaN); without one it is
-    taken from the state before the first step, and a step whose total
-    energy exceeds reference + tolerance max(1, |reference|) (and, failing
-    that, + tolerance max(1, |reference|, largest kinetic energy since)) is
-    refused. Return DONE; NON_FINITE or ENERGY_GREW, or -(k + 1) for a
-    singular mass matrix at k, with (q, qd) and the time at the last good step.
+    ``block`` (block_size): the simulator's control array (settings and the
+    energy check's running state, updated, as is C_TIME), parameter rows
+    (NPARAMS, n), applied wrench rows (C_WRENCHES, NWRENCH) and scratch
+    space. With an input applied the energy reference is dropped (NaN);
+    without one it is taken from the state before the first step, and a step
+    whose total energy exceeds reference + tolerance max(1, |reference|)
+    (and, failing that, + tolerance max(1, |reference|, largest kinetic
+    energy since)) is refused. Return DONE; NON_FINITE or ENERGY_GREW, or
+    -(k + 1) for a singular mass matrix at k, with (q, qd) and the time at
+    the last good step.
     """
+    n = q.shape[0]
+    control, params, wrenches, workspace, q_next, qd_next = block_parts(block, n,
+                                                                        body_count(model))
     dt = control[C_DT]
     rk4, limits, dense = control[C_RK4] != 0.0, control[C_LIMITS] != 0.0, control[C_DENSE] != 0.0
     tolerance = control[C_TOLERANCE]
-    workspace = step_workspace(model)
-    n = q.shape[0]
-    q_next, qd_next = np.empty(n), np.empty(n)
+    fext = workspace[2]
+    for i in range(fext.shape[0]):   # zero unless wrenches are applied (then set per stage)
+        for j in range(6):
+            fext[i, j] = 0.0
     forced = has_input(effort, wrenches)
     for _ in range(count):
         status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
@@ -290,3 +329,24 @@ def simulation_steps(model, q, qd, effort, params, wrenches, control, count):
             q[i], qd[i] = q_next[i], qd_next[i]
         control[C_TIME] += dt
     return DONE
+
+
+@state_entry
+def simulation_steps_entry(model, rows, n, q, qd, effort, extra, out):
+    """
+    Run simulation_steps from (q, qd) into out (2, n) = (q, qd) (C pointers, _jit.STATE_ENTRY).
+
+    ``extra`` is the simulator's block (block_size), read and written, whose
+    control holds C_COUNT, the number of steps to take. The inputs are
+    the simulator's validated state and effort. Return simulation_steps'
+    status; ``out`` then holds the last good state.
+    """
+    m = model_at(model, rows)
+    control = carray(extra, NCONTROL)
+    block = carray(extra, block_size(n, rows - 1, int(control[C_WRENCHES])))
+    state = carray(out, (2, n))
+    q_in, qd_in = state_at(q, n), state_at(qd, n)
+    for i in range(n):
+        state[0, i], state[1, i] = q_in[i], qd_in[i]
+    return simulation_steps(m, state[0], state[1], state_at(effort, n), block,
+                            int(control[C_COUNT]))

@@ -31,12 +31,9 @@ Where the specification is silent the behaviour is Pinocchio's.
 """
 
 from concurrent.futures import ThreadPoolExecutor
-<<<<<<< HEAD
-import difflib
-=======
 import copy
 import dataclasses
->>>>>>> ident
+import difflib
 import os
 import threading
 from typing import Callable, Mapping, Optional, Sequence
@@ -75,14 +72,16 @@ def _forget_pool() -> None:
 os.register_at_fork(after_in_child=_forget_pool)
 
 
-def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
+def _run_batch(kernel: Callable, count: int, arguments: Callable,
+               threads: Optional[int] = None) -> int:
     """
     Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
 
-    Blocks go to a shared thread pool, the first one runs in the calling thread.
+    Blocks go to a shared thread pool, the first one runs in the calling thread;
+    ``threads`` (default ROS_DYNAMICS_THREADS or the cores) caps their number.
     """
     global _pool
-    threads = max(1, min(_batch_threads, count // _MIN_ROWS_PER_THREAD))
+    threads = max(1, min(threads or _batch_threads, count // _MIN_ROWS_PER_THREAD))
     if threads == 1:
         return kernel(*arguments(0, count))
     if _pool is None:

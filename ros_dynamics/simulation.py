@@ -49,7 +49,7 @@ from typing import Callable, Mapping, Optional, Union
 import numpy as np
 from ros_dynamics import energy as energy_kernels
 from ros_dynamics import integrators
-from ros_dynamics._jit import ensure_compiled
+from ros_dynamics._jit import ensure_compiled, StateCall
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import simulation_steps
 from ros_dynamics.model import _as_array, RobotModel
@@ -60,6 +60,8 @@ INTEGRATORS = ('rk4', 'semi_implicit_euler')
 ENERGY_TOLERANCE = {'rk4': 1e-3, 'semi_implicit_euler': 0.1}
 _kinetic_energy = energy_kernels.kinetic_energy
 _potential_energy = energy_kernels.potential_energy
+# step(count) from this many steps calls numba's dispatcher, which releases the GIL
+_BLOCK_STEPS = 64
 # default Baumgarte (alpha, beta) in 1/s for closed chains (see docs/closed_chains.md)
 BAUMGARTE = (10.0, 10.0)
 
@@ -212,6 +214,23 @@ class Simulator:
         self._params = np.ascontiguousarray(np.vstack([
             self._damping, self._friction, np.full(self.robot.dof, self._friction_velocity),
             self._lower, self._upper, self._stop_stiffness, self._stop_damping]))
+        self._new_block()
+
+    def _new_block(self) -> None:
+        """Lay out the compiled step's block (integrators.block_size): control, rows, scratch."""
+        if not (hasattr(self, '_params') and hasattr(self, '_wrench_rows')):
+            return
+        n, wrench_count = self.robot.dof, self._wrench_rows.shape[0]
+        self._control[integrators.C_WRENCHES] = wrench_count
+        size = integrators.block_size.py_func(n, self.robot._model.shape[0] - 1, wrench_count)
+        block = np.zeros(size)
+        parts = [self._control, self._params.ravel(), self._wrench_rows.ravel()]
+        block[:sum(part.size for part in parts)] = np.concatenate(parts)
+        self._block = block
+        self._control = block[:integrators.NCONTROL]   # one array, seen by both calls
+        self._control[integrators.C_COUNT] = 1
+        self._step_call = None   # bound again to the new block on the next step
+        self._state_shape = (2, self.robot.dof)
 
     def _consistent(self, q: np.ndarray, qd: np.ndarray, name: str) -> tuple:
         """Project (q, qd) onto the closures' manifold, keeping the actuated coordinates."""
@@ -299,6 +318,7 @@ class Simulator:
         self._wrenches = wrenches
         # the same, as rows for the compiled step (integrators.WRENCH_*)
         self._wrench_rows = np.array(rows).reshape(len(rows), integrators.NWRENCH)
+        self._new_block()
 
     @property
     def wrenches(self) -> dict:
@@ -388,17 +408,51 @@ class Simulator:
         Without closures the steps run in one compiled call
         (integrators.simulation_steps); a closed chain's steps run here.
         """
+        call = self._step_call
+        if count != 1 or call is None or self._step_model is not self.robot._model:
+            self._steps(count)
+            return
+        # one step through the bound C callback (~0.1 us a call, _jit.StateCall): the
+        # per-step path of a real-time loop, kept lean
+        out = np.empty(self._state_shape)
+        status = call.into(out, self.q, self.qd, self.effort)
+        self.q, self.qd = out
+        if status:
+            self._raise_step_error(status)
+
+    def _steps(self, count: int) -> None:
+        """Advance ``count`` steps: the closures' Python steps, a block, or a first step."""
         if self.closures is not None:
             for _ in range(int(count)):
                 self._constrained_step()
             return
-        ensure_compiled(simulation_steps)
-        q, qd = self.q.copy(), self.qd.copy()
-        status = simulation_steps(self.robot._model, q, qd, self.effort, self._params,
-                                  self._wrench_rows, self._control, int(count))
+        if count >= _BLOCK_STEPS:   # numba's dispatcher: more per call, but the GIL released
+            ensure_compiled(simulation_steps)
+            q, qd = self.q.copy(), self.qd.copy()
+            status = simulation_steps(self.robot._model, q, qd, self.effort, self._block,
+                                      int(count))
+        else:   # the C callback
+            call = self._step_call
+            if call is None or self._step_model is not self.robot._model:
+                call = self._bind_step()
+            self._control[integrators.C_COUNT] = count
+            out = np.empty(self._state_shape)
+            try:
+                status = call.into(out, self.q, self.qd, self.effort)
+            finally:
+                self._control[integrators.C_COUNT] = 1   # what step()'s fast path expects
+            q, qd = out
         self.q, self.qd = q, qd
         if status != integrators.DONE:
             self._raise_step_error(status)
+
+    def _bind_step(self):
+        """Bind the compiled step (a C callback) to the model and this simulator's block."""
+        ensure_compiled(integrators.simulation_steps_entry)
+        self._step_model = model = self.robot._model
+        self._step_call = StateCall(integrators.simulation_steps_entry.address, model,
+                                    self.robot.dof, 3, (2, self.robot.dof), self._block)
+        return self._step_call
 
     def _raise_step_error(self, status: int) -> None:
         """Raise the error of a refused compiled step (the state was kept)."""
