@@ -248,7 +248,7 @@ class SimulatorNode(Node):
                                   friction_velocity=self._friction_velocity,
                                   energy_tolerance=self._energy_tolerance or None,
                                   closures=closures, baumgarte=self._baumgarte)
-        except (OSError, ValueError) as error:
+        except Exception as error:  # noqa: B902 - a new model must never end the node
             kept = ('keeping the previous simulation' if self._sim is not None
                     else 'nothing to simulate')
             self._model_error = f'cannot simulate {model.name!r}: {error}'
