@@ -682,8 +682,9 @@ class SimulatorNode(Node):
         """Stop the physics thread before the node goes away."""
         self._stop.set()
         self._wake.set()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout=5.0)
+        thread = getattr(self, '_thread', None)   # None: stopped while being built
+        if thread is not None and thread.is_alive() and threading.current_thread() is not thread:
+            thread.join(timeout=5.0)
         super().destroy_node()
 
 
