@@ -248,7 +248,7 @@ class SimulatorNode(Node):
                                   friction_velocity=self._friction_velocity,
                                   energy_tolerance=self._energy_tolerance or None,
                                   closures=closures, baumgarte=self._baumgarte)
-        except (OSError, ValueError) as error:
+        except Exception as error:  # noqa: B902 - a new model must never end the node
             kept = ('keeping the previous simulation' if self._sim is not None
                     else 'nothing to simulate')
             self._model_error = f'cannot simulate {model.name!r}: {error}'
@@ -682,8 +682,9 @@ class SimulatorNode(Node):
         """Stop the physics thread before the node goes away."""
         self._stop.set()
         self._wake.set()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout=5.0)
+        thread = getattr(self, '_thread', None)   # None: stopped while being built
+        if thread is not None and thread.is_alive() and threading.current_thread() is not thread:
+            thread.join(timeout=5.0)
         super().destroy_node()
 
 
