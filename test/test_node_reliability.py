@@ -36,7 +36,7 @@ import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, OperationalSpace
+from ros_dynamics.srv import ForwardDynamics, InverseDynamics, OperationalSpace
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
