@@ -102,7 +102,7 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable,
 # every call before this model has bound the kernel; then the general path
 # converts, validates, binds and raises the documented errors. The attributes
 # holding a model's bound single-state calls (per link: _link_calls):
-_CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call')
+_CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call', '_regressor_call')
 # per-link quantities: entry point and output shape (None: the Jacobian's, 6 x dof)
 _LINK_ENTRIES = {'pose': (jacobian.link_transform_entry, (4, 4)),
                  'jacobian': (jacobian.jacobian_entry, None),

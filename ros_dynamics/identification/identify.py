@@ -261,10 +261,12 @@ def _weighted_base_fit(y: np.ndarray, tau: np.ndarray, base: BaseParameters) -> 
     weighted, z = rows * weights[:, None], b * weights
     q_factor, r = np.linalg.qr(weighted)
     c = q_factor.T @ z
-    values = np.linalg.solve(r, c)
+    # lstsq and pinv: a base parameter the data leave unexcited (a joint held still) gets
+    # the minimum-norm value and a huge deviation here, and the prior in the full step
+    values, *_ = np.linalg.lstsq(r, c, rcond=None)
     freedom = max(1, weighted.shape[0] - base.count)
     variance = np.sum((z - weighted @ values) ** 2) / freedom   # ~1 once weighted
-    r_inverse = np.linalg.inv(r)
+    r_inverse = np.linalg.pinv(r, rcond=1e-12)
     std = np.sqrt(variance * np.sum(r_inverse ** 2, axis=1))
     norms = np.linalg.norm(weighted, axis=0)
     unit = r / np.where(norms > 0.0, norms, 1.0)

@@ -39,11 +39,13 @@ Columns: 10 per moving body in body order (``RobotModel.body_names``), then,
 on request, per-joint friction and armature columns (see ``regressor``).
 """
 
+from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN2, kernel, OUT3, STATUS
-from ros_dynamics.joints import (body_count, coordinate_of, FIRST_MOMENT, gravity_of, IBAR,
-                                 MASS, MIMIC_GAIN, motion_subspace, parent_of)
+from ros_dynamics._jit import IN2, kernel, OUT3, state_entry, STATUS
+from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of,
+                                 FIRST_MOMENT, gravity_of, IBAR, MASS, MIMIC_GAIN, model_at,
+                                 motion_subspace, parent_of)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_POS, W_ROT,
                                      W_VEL_V, W_VEL_W)
 from ros_dynamics.spatial import add, cross, dot, force_to_parent, load3, load9, store3
@@ -138,6 +140,21 @@ def regressor_batch(model, q, qd, qdd, out):
     return 0
 
 
+@state_entry
+def regressor_entry(model, rows, n, q, qd, qdd, extra, out):
+    """
+    Write Y(q, qd, qdd) (n, 10 nb) for one state (C pointers, _jit.STATE_ENTRY).
+
+    The batch kernel on a batch of one, after checking the state: return 0,
+    or 1 if it holds NaN or Inf (``extra`` unused).
+    """
+    m = model_at(model, rows)
+    a, b, c = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(qdd, n)
+    if bad_state(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0]):
+        return 1
+    return regressor_batch(m, a, b, c, carray(out, (1, n, PARAMETERS_PER_BODY * (rows - 1))))
+
+
 def inertial_parameters_of(reals: np.ndarray) -> np.ndarray:
     """
     Return the (nb, 10) inertial parameters of the bodies in a model's ``reals`` rows.
@@ -207,13 +224,26 @@ def joint_torque_regressor(robot, q, qd, qdd, friction: bool = False, armature: 
     from ros_dynamics._jit import ensure_compiled
     if not friction_velocity > 0.0:
         raise ValueError(f'friction_velocity: must be > 0 (rad/s), got {friction_velocity!r}')
+    nb = robot._ints.shape[0]
+    if not (friction or armature):   # one state of float64 vectors: the compiled entry
+        y = robot._regressor_call(q, qd, qdd)
+        if y is not None:
+            return y
     names = ('q', 'qd', 'qdd')
     q, qd, qdd = robot._states(names, q, qd, qdd)
     single = q.ndim == 1
+    if single and nb:
+        call = robot._bind('_regressor_call', regressor_entry, 3,
+                           (robot.dof, PARAMETERS_PER_BODY * nb))
+        y = np.empty((robot.dof, PARAMETERS_PER_BODY * nb))
+        robot._check_status(call.into(y, q, qd, qdd), names, (q, qd, qdd))
+        if not (friction or armature):
+            return y
     bq, bqd, bqdd = robot._as_batch(names, q, qd, qdd)
-    nb = robot._ints.shape[0]
     out = np.empty((bq.shape[0], robot.dof, PARAMETERS_PER_BODY * nb))
-    if nb:
+    if single and nb:
+        out[0] = y
+    elif nb:
         ensure_compiled(regressor_batch)
         model = robot._model
         _run_batch(regressor_batch, bq.shape[0],
