@@ -53,7 +53,6 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rclpy.time import Time
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
@@ -333,10 +332,10 @@ class InverseDynamicsNode(Node):
             return
         now = self.get_clock().now()
         seconds = now.nanoseconds * 1e-9
-        stamp = Time.from_msg(message.header.stamp).nanoseconds * 1e-9
+        stamp = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
         window = self._window
         window['received'] += 1
-        if stamp > 0.0 and seconds - stamp > self._timeout:
+        if stamp < 0.0 or (stamp > 0.0 and seconds - stamp > self._timeout):   # 0: unstamped
             window['offset'] = seconds - stamp
             self._stale()
             return
