@@ -85,7 +85,7 @@ class Stream:
                 return self.commands[-1]
         raise AssertionError(f'no command equal to {expected}; last {self.commands[-1:]}')
 
-    def set(self, **values):
+    def set_parameters(self, **values):
         request = SetParameters.Request(parameters=[
             Parameter(k, value=v).to_parameter_msg() for k, v in values.items()])
         return self.ros.call(SetParameters, 'inverse_dynamics/set_parameters', request).results
@@ -123,9 +123,10 @@ def test_the_arm_joints_of_a_panda_with_fingers(panda_stream):
 
 def test_without_gravity_for_controllers_that_compensate_it(panda_stream):
     stream = panda_stream
-    (refused,) = stream.set(include_gravity=False)   # gravity_compensation would send nothing
+    # in gravity_compensation there would be nothing left to send
+    (refused,) = stream.set_parameters(include_gravity=False)
     assert not refused.successful and 'include_gravity' in refused.reason
-    results = stream.set(mode='inverse_dynamics', include_gravity=False)
+    results = stream.set_parameters(mode='inverse_dynamics', include_gravity=False)
     assert all(r.successful for r in results), results
     q_ref = np.array([0.3, -0.2, 0.1, -1.8, 0.0, 1.5, 0.4])
     qd_ref, qdd_ref = np.linspace(-0.5, 0.5, 7), np.linspace(1.0, -1.0, 7)

@@ -130,7 +130,7 @@ class Generator:
 
 
 def vector(names, values, default=None):
-    """The core-order vector of a request field, or None when it is malformed."""
+    """Return the core-order vector of a request field, or None when it is malformed."""
     if not values and default is not None:
         return np.full(len(JOINTS), default)
     if len(values) != len(names) or len(set(names)) != len(names) or set(names) != set(JOINTS):
@@ -161,8 +161,8 @@ def all_finite(message) -> bool:
         elif hasattr(value, 'get_fields_and_field_types'):
             if not all_finite(value):
                 return False
-        elif isinstance(value, list) and value and hasattr(value[0],
-                                                            'get_fields_and_field_types'):
+        elif isinstance(value, list) and value and \
+                hasattr(value[0], 'get_fields_and_field_types'):
             if not all(all_finite(item) for item in value):
                 return False
         elif hasattr(value, '__len__') and len(value) and isinstance(value[0], float):
@@ -172,7 +172,7 @@ def all_finite(message) -> bool:
 
 
 def check(response, expected=None, field='effort', counts=None) -> None:
-    """The oracle of one answer; ``expected``: the core's result when it can compute one."""
+    """Check one answer; ``expected``: the core's result when it can compute one."""
     if response.success:
         assert all_finite(response), response
         if expected is not None and np.all(np.isfinite(expected)) and \
@@ -199,8 +199,8 @@ def core_or_none(function, *args):
 def nodes():
     namespace = unique_namespace()
     print(f'fuzz seed {SEED} (ROS_DYNAMICS_FUZZ_SEED), scale {SCALE}')
-    with NodeProcess('inverse_dynamics_node', namespace, {'urdf_path': PANDA,
-                                                         'state_timeout': 1.0}) as dynamics, \
+    dynamics_parameters = {'urdf_path': PANDA, 'state_timeout': 1.0}
+    with NodeProcess('inverse_dynamics_node', namespace, dynamics_parameters) as dynamics, \
             NodeProcess('operational_space_node', namespace, {'urdf_path': PANDA}) as space, \
             NodeProcess('simulator_node', namespace, {'urdf_path': PANDA, 'start_paused': True,
                                                       'publish_clock': False}) as simulator, \

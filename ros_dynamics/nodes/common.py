@@ -205,8 +205,8 @@ def non_finite_field(message, path: str = '') -> str:
             found = non_finite_field(value, where + '.')
             if found:
                 return found
-        elif isinstance(value, list) and value and hasattr(value[0],
-                                                            'get_fields_and_field_types'):
+        elif isinstance(value, list) and value and \
+                hasattr(value[0], 'get_fields_and_field_types'):
             for k, item in enumerate(value):
                 found = non_finite_field(item, f'{where}[{k}].')
                 if found:
