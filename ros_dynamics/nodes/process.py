@@ -148,7 +148,7 @@ def main_for(node_class: type) -> Callable:
     """Return a console-script ``main`` that builds ``node_class`` and spins it until a signal."""
     def main(args=None) -> None:
         try:
-            with rclpy.init(args=args):
+            with rclpy.init(args=args):   # installs rclpy's handlers: replaced at once
                 install_signal_handlers()
                 with interruptible():
                     node = node_class()
