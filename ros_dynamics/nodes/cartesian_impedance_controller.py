@@ -43,6 +43,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_dynamics.control import CartesianImpedance
 from ros_dynamics.nodes.common import main_for, ModelSource
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
 from scipy.spatial.transform import Rotation
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -54,17 +55,33 @@ class CartesianImpedanceController(Node):
     def __init__(self) -> None:
         """Declare parameters, load the model, subscribe and publish."""
         super().__init__('cartesian_impedance_controller')
-        declare = self.declare_parameter
-        self._link = declare('link', '').value
-        self._joints = [j for j in declare('joints', ['']).value if j]
-        self._kp = list(declare('kp', [400.0] * 6).value)
-        self._kd = list(declare('kd', [40.0] * 6).value)
-        self._axes = [int(a) for a in declare('axes', [0, 1, 2, 3, 4, 5]).value]
-        self._null_damping = float(declare('null_damping', 1.0).value)
-        self._posture = float(declare('posture_stiffness', 0.0).value)
-        self._rest = list(declare('rest', [0.0]).value)
-        self._clamp = bool(declare('clamp_effort', True).value)
-        self._timeout = float(declare('state_timeout', 0.1).value)
+        self._link = declare(self, 'link', '', 'the task link (any URDF link)')
+        self._joints = [j for j in declare(
+            self, 'joints', [''], 'output order of the commands, every model joint once; [""] '
+            '= the model joint order') if j]
+        self._kp = list(declare(self, 'kp', [400.0] * 6,
+                                'task stiffness per axis x, y, z, rx, ry, rz (1/s^2: it '
+                                'multiplies Lambda)', value_range=NON_NEGATIVE))
+        self._kd = list(declare(self, 'kd', [40.0] * 6,
+                                'task damping per axis x, y, z, rx, ry, rz (1/s)',
+                                value_range=NON_NEGATIVE))
+        self._axes = [int(a) for a in declare(
+            self, 'axes', [0, 1, 2, 3, 4, 5], 'controlled task rows (0-5: x, y, z, rx, ry, rz)',
+            value_range=(0, 5))]
+        self._null_damping = declare(self, 'null_damping', 1.0,
+                                     'null-space joint damping D (N m s/rad)',
+                                     value_range=NON_NEGATIVE)
+        self._posture = declare(self, 'posture_stiffness', 0.0,
+                                'null-space stiffness K towards rest (N m/rad)',
+                                value_range=NON_NEGATIVE)
+        self._rest = list(declare(self, 'rest', [0.0],
+                                  'null-space rest positions ordered by joints (rad or m); [0.0] '
+                                  '= all zero'))
+        self._clamp = declare(self, 'clamp_effort', True,
+                              'clamp the commands to the URDF effort limits')
+        self._timeout = declare(self, 'state_timeout', 0.1,
+                                'publish nothing when a joint was not updated for this long '
+                                '(s, > 0)', value_range=NON_NEGATIVE, constraints='> 0')
         self._controller: Optional[CartesianImpedance] = None
         self._state: Optional[JointStateBuffer] = None
         self._output: list = []
@@ -118,6 +135,9 @@ class CartesianImpedanceController(Node):
         names = {'link': 'link', 'joints': 'joints', 'kp': 'kp', 'kd': 'kd', 'axes': 'axes',
                  'null_damping': 'null_damping', 'posture_stiffness': 'posture',
                  'rest': 'rest'}
+        values = {p.name: p.value for p in parameters}
+        if not values.get('state_timeout', self._timeout) > 0.0:
+            return SetParametersResult(successful=False, reason='state_timeout must be > 0 s')
         changes = {names[p.name]: p.value for p in parameters if p.name in names}
         if 'joints' in changes:
             changes['joints'] = [j for j in changes['joints'] if j]
@@ -132,6 +152,8 @@ class CartesianImpedanceController(Node):
             self._controller, self._output, self._state = built
         for key, value in changes.items():
             setattr(self, {'posture': '_posture'}.get(key, f'_{key}'), value)
+        self._timeout = float(values.get('state_timeout', self._timeout))
+        self._clamp = bool(values.get('clamp_effort', self._clamp))
         return SetParametersResult(successful=True)
 
     def _on_target(self, message: PoseStamped) -> None:

@@ -188,15 +188,16 @@ def non_finite_field(message, path: str = '') -> str:
     Return the dotted name of the first non-finite float field of a ROS message, or ''.
 
     Walks nested messages and sequences of messages, so that no answer with
-    NaN or Inf goes out marked as a success.
+    NaN or Inf goes out marked as a success; a ``...limit`` field may be +inf
+    (the message definitions' "inf when none").
     """
     fields = getattr(message, 'get_fields_and_field_types', None)
     for name, kind in (fields() if fields is not None else {}).items():
         value = getattr(message, name)
         where = f'{path}{name}'
         if kind in ('double', 'float'):
-            if not math.isfinite(value):
-                return where
+            if not math.isfinite(value) and not (name.endswith('limit') and value == math.inf):
+                return where   # (a URDF without a limit reports it as +inf)
         elif kind.startswith(('sequence<double', 'sequence<float', 'double[', 'float[')):
             if len(value) and not np.all(np.isfinite(np.asarray(value, dtype=float))):
                 return where
@@ -204,8 +205,8 @@ def non_finite_field(message, path: str = '') -> str:
             found = non_finite_field(value, where + '.')
             if found:
                 return found
-        elif isinstance(value, list) and value and hasattr(value[0],
-                                                            'get_fields_and_field_types'):
+        elif isinstance(value, list) and value and \
+                hasattr(value[0], 'get_fields_and_field_types'):
             for k, item in enumerate(value):
                 found = non_finite_field(item, f'{where}[{k}].')
                 if found:

@@ -83,6 +83,7 @@ from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 from ros_dynamics.srv import SetJointState, SimStep
@@ -172,27 +173,60 @@ class SimulatorNode(Node):
 
     # ----------------------------------------------------------------- parameters
     def _read_parameters(self) -> None:
-        declare = self.declare_parameter
-        self._dt = float(declare('dt', 0.001).value)
-        self._integrator = str(declare('integrator', 'rk4').value)
-        self._rtf = float(declare('real_time_factor', 1.0).value)
-        self._publish_clock = bool(declare('publish_clock', True).value)
-        self._publish_rate = float(declare('publish_rate', 500.0).value)
-        self._command_timeout = float(declare('command_timeout', 0.5).value)
-        self._joints = list(declare('joints', ['']).value)
-        self._gravity = list(declare('gravity', [0.0, 0.0, -9.81]).value)
-        self._use_damping = bool(declare('damping', True).value)
-        self._use_friction = bool(declare('friction', True).value)
-        self._use_limits = bool(declare('position_limits', True).value)
-        self._hold_until_command = bool(declare('hold_until_command', False).value)
-        self._start_paused = bool(declare('start_paused', False).value)
-        self._friction_velocity = float(declare('friction_velocity', 1e-3).value)
-        self._energy_tolerance = float(declare('energy_tolerance', 0.0).value)
-        self._diagnostics_period = float(declare('diagnostics_period', 1.0).value)
-        self._report_period = float(declare('pose_report_period', 0.0).value)
-        self._loops = str(declare('loops', '').value)
-        self._baumgarte = (float(declare('baumgarte_alpha', 10.0).value),
-                           float(declare('baumgarte_beta', 10.0).value))
+        def fixed(name, default, description, value_range=None, constraints=''):
+            # read once: the physics thread and the model are built from them
+            return declare(self, name, default, description, read_only=True,
+                           value_range=value_range, constraints=constraints)
+        self._dt = fixed('dt', 0.001, 'fixed integration step (s, > 0)', NON_NEGATIVE, '> 0')
+        self._integrator = fixed('integrator', 'rk4', 'integrator',
+                                 constraints='one of ' + ', '.join(INTEGRATORS))
+        self._rtf = fixed('real_time_factor', 1.0,
+                          'sim seconds per wall second; 0 = as fast as possible', NON_NEGATIVE)
+        self._publish_clock = fixed('publish_clock', True,
+                                    'publish rosgraph_msgs/Clock on /clock after every step')
+        self._publish_rate = fixed('publish_rate', 500.0,
+                                   'joint_states rate (Hz of sim time up to real time, of wall '
+                                   'time when faster)', NON_NEGATIVE, '> 0')
+        self._command_timeout = fixed('command_timeout', 0.5,
+                                      'applied effort drops to zero when no command came for '
+                                      'this long (s of sim time); 0 = never', NON_NEGATIVE)
+        self._joints = list(fixed('joints', [''],
+                                  'joint order of the Float64MultiArray on ~/commands; [""] = '
+                                  'the model joint order'))
+        self._gravity = list(fixed('gravity', [0.0, 0.0, -9.81],
+                                   'gravity acceleration in the root frame (m/s^2, 3 values)'))
+        self._use_damping = fixed('damping', True, 'apply the URDF <dynamics damping>')
+        self._use_friction = fixed('friction', True,
+                                   'apply the URDF <dynamics friction> as smoothed Coulomb '
+                                   'friction')
+        self._use_limits = fixed('position_limits', True,
+                                 'apply the position limits as stiff damped stops')
+        self._hold_until_command = fixed('hold_until_command', False,
+                                         'hold the joints at the initial state until the first '
+                                         'effort command')
+        self._start_paused = fixed('start_paused', False,
+                                   'start paused (~/pause false or ~/step to advance)')
+        self._friction_velocity = fixed('friction_velocity', 1e-3,
+                                        'velocity below which Coulomb friction is smoothed '
+                                        '(rad/s or m/s, > 0)', NON_NEGATIVE, '> 0')
+        self._energy_tolerance = fixed('energy_tolerance', 0.0,
+                                       'relative energy growth tolerated with no input before '
+                                       'the simulation counts as diverged; 0 = the integrator '
+                                       'default', NON_NEGATIVE)
+        self._diagnostics_period = fixed('diagnostics_period', 1.0,
+                                         'period of /diagnostics (s, > 0)', NON_NEGATIVE, '> 0')
+        self._report_period = fixed('pose_report_period', 0.0,
+                                    'log the pose error every this many s; 0 = off',
+                                    NON_NEGATIVE)
+        self._loops = str(fixed('loops', '',
+                                'loop-closure YAML (path or package:// URL) for a closed '
+                                'chain; empty = a tree'))
+        self._baumgarte = (fixed('baumgarte_alpha', 10.0,
+                                 'Baumgarte stabilisation of the closures, alpha (1/s)',
+                                 NON_NEGATIVE),
+                           fixed('baumgarte_beta', 10.0,
+                                 'Baumgarte stabilisation of the closures, beta (1/s)',
+                                 NON_NEGATIVE))
         self._joints = [name for name in self._joints if name]
         problems = []
         if not (math.isfinite(self._dt) and self._dt > 0):
@@ -275,7 +309,9 @@ class SimulatorNode(Node):
         for k, joint in enumerate(model.joint_names):
             parameter = f'initial_positions.{joint}'
             if not self.has_parameter(parameter):
-                self.declare_parameter(parameter, float(q0[k]))
+                declare(self, parameter, float(q0[k]),
+                        f'initial position of {joint} (rad or m), clamped into its limits',
+                        read_only=True)
             value = float(self.get_parameter(parameter).value)
             if not math.isfinite(value):
                 raise ValueError(f'parameter {parameter} must be finite, got {value}')
