@@ -47,7 +47,7 @@ KP, KD = 400.0, 40.0   # 1/s^2, 1/s: critically damped, natural frequency 20 rad
 
 
 def two_r_inverse_kinematics(x: float, z: float, l1: float = 1.0, l2: float = 1.0) -> np.ndarray:
-    """Return (shoulder, elbow) reaching (x, z), elbow angle positive (the notes' angle convention)."""
+    """Return (shoulder, elbow) reaching (x, z), elbow angle positive (the notes' convention)."""
     cos_elbow = (x * x + z * z - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)
     elbow = np.arccos(np.clip(cos_elbow, -1.0, 1.0))
     shoulder = np.arctan2(z, x) - np.arctan2(l2 * np.sin(elbow), l1 + l2 * np.cos(elbow))

@@ -82,7 +82,7 @@ def main() -> None:
     axis.plot(run['t'], phi2_absolute, label='theta1 + phi2 (link 2)')
     axis.set_xlabel('t (s)')
     axis.set_ylabel('angle (deg)')
-    axis.set_title('four-bar: joint angles (cf. Ghosal's fig. 14)')
+    axis.set_title("four-bar: joint angles (cf. Ghosal's fig. 14)")
     axis.legend()
     paths = [os.path.join(ROOT, 'docs', 'images', 'four_bar_angles.png')]
     figure.savefig(paths[-1], dpi=100, bbox_inches='tight')
@@ -91,7 +91,7 @@ def main() -> None:
     axis.plot(run['t'], run['lambda'][:, 1], label='lambda_y')
     axis.set_xlabel('t (s)')
     axis.set_ylabel('constraint force at O3 (N)')
-    axis.set_title('four-bar: Lagrange multipliers (cf. Ghosal's fig. 15)')
+    axis.set_title("four-bar: Lagrange multipliers (cf. Ghosal's fig. 15)")
     axis.legend()
     paths.append(os.path.join(ROOT, 'docs', 'images', 'four_bar_lambda.png'))
     figure.savefig(paths[-1], dpi=100, bbox_inches='tight')
