@@ -26,7 +26,7 @@ Machinery shared by the ros_dynamics nodes: model source, guards, conversions, m
   ``success: false`` with a message, so a bad request never kills a node.
 * ``matrix_message`` / ``matrix_from_message``: ``Float64MultiArray`` with
   ``layout.dim = [rows, cols]``, row-major.
-* ``spin``: the main loop ROS_ENV.md found robust under SIGINT/SIGTERM.
+* ``spin``: a main loop that stays robust under SIGINT/SIGTERM.
 """
 
 import array
@@ -249,9 +249,9 @@ def diagnostics_message(node: Node, models: ModelSource, what: str, values: dict
 
 
 def spin(node: Node, threads: int = 1) -> None:
-    """Spin ``node`` until shutdown; exit cleanly on SIGINT or SIGTERM (see ROS_ENV.md)."""
+    """Spin ``node`` until shutdown; exit cleanly on SIGINT or SIGTERM."""
     # Per callback, rclpy's SingleThreadedExecutor costs a third of the multi-threaded one
-    # (ROS_ENV.md: 0.26 vs 0.85 ms service round trips), and the EventsExecutor (rclpy's
+    # (0.26 vs 0.85 ms service round trips measured here), and the EventsExecutor (rclpy's
     # C++ event queue, rclpy.experimental) less again (benchmarks/RESULTS.md); the
     # environment variable ROS_DYNAMICS_EXECUTOR=single falls back to the former.
     if threads > 1:
