@@ -54,6 +54,7 @@ import warnings
 
 import numba
 from numba import types
+from numba.core.caching import _CacheLocator
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 import numpy as np
@@ -281,9 +282,17 @@ def entry_points() -> list:
 
 
 def _cached(dispatcher) -> bool:
-    """Return True if the cache holds an index for this kernel."""
+    """
+    Return True if the cache holds an index for this kernel compiled from this source file.
+
+    numba keeps one cache subdirectory per source directory, so kernels
+    compiled from another copy of the package (the source tree next to the
+    colcon install, say) do not count.
+    """
     name = f'{dispatcher.__module__.rsplit(".", 1)[-1]}.{dispatcher.__name__}-*.nbi'
-    return any(Path(CACHE_DIR).rglob(name))
+    source = sys.modules[dispatcher.__module__].__file__
+    subpath = _CacheLocator.get_suitable_cache_subpath(source)
+    return any(Path(CACHE_DIR, subpath).glob(name))
 
 
 def warm_cache(last_first: bool = True) -> None:
