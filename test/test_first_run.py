@@ -60,7 +60,7 @@ def test_compiling_on_a_cold_cache_is_announced_once(batch_kernels, tmp_path, mo
 
 
 def test_without_a_cache_directory_the_line_says_how_to_get_one(batch_kernels, monkeypatch,
-                                                                 caplog):
+                                                                caplog):
     monkeypatch.setattr(_jit, 'CACHE_DIR', None)
     with caplog.at_level(logging.WARNING, logger='ros_dynamics'):
         _jit.ensure_compiled(*batch_kernels)
