@@ -14,11 +14,15 @@ setup:
 build: setup
 	@$(WITH_ROS) colcon build --symlink-install --event-handlers console_cohesion- summary+ >/dev/null \
 	  || { $(WITH_ROS) colcon build --symlink-install; exit 1; }
+	@.venv/bin/python -S scripts/venv_pth.py   # .venv/bin/python imports install/ too
 
 test: build
 	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra $(PYTEST_ARGS)
 
 run: build
+	@echo "make run: the Panda arm simulated (simulator_node) and held by gravity compensation"
+	@echo "  (inverse_dynamics_node), as declared in config/bringup.yaml; ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-0},"
+	@echo "  discovery on this host only. Ctrl-C stops every node."
 	@$(WITH_ROS) python -m ros_dynamics.bringup
 
 bench: build

@@ -15,9 +15,8 @@
 """
 Forward dynamics by the articulated-body algorithm (ABA), O(n).
 
-Featherstone 2008, table 7.1 (seed 002 derives it; SEEDS_NOTES lists the
-transposition and factor errors of its pseudocode that this code does not
-repeat):
+Featherstone 2008, table 7.1 (derived with spatial algebra in Mirtich's 1996
+thesis, "Impulse-based dynamic simulation of rigid body systems"):
 
 1. v_i = X_i v_p + S_i qd_i, c_i = v_i x S_i qd_i, IA_i = I_i,
    pA_i = v_i x* I_i v_i - f_i^ext;

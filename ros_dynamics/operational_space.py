@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Operational-space (task-space) dynamics of a link (Khatib 1987; seed 004).
+Operational-space (task-space) dynamics of a link (Khatib 1987).
 
 For a task Jacobian J (m x n) the task-space equations of motion are
 Lambda(q) xdd + mu(q, qd) + p(q) = F with

@@ -15,7 +15,7 @@
 """
 Inverse dynamics by the recursive Newton-Euler algorithm (RNEA).
 
-Featherstone 2008, table 5.1 (and seed 000's iterative Newton-Euler):
+Featherstone 2008, table 5.1 (and Craig's iterative Newton-Euler, ch. 6):
 forward recursion for velocities and accelerations, then
 
     f_i = I_i a_i + v_i x* I_i v_i - f_i^ext,    tau_i = S_i^T f_i,

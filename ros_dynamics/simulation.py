@@ -33,11 +33,11 @@ A step that produces a non-finite state, or energy growth beyond
 
 ``simulate`` runs a whole trajectory and returns arrays, with the fixed-step
 integrators or ``scipy.integrate.solve_ivp`` ('RK45', 'Radau', 'BDF': the
-seeds' ODE45 / ODE15S counterparts).
+MATLAB ODE45 / ODE15S counterparts).
 
 Closed chains: given ``closures`` (a ``ClosedChain`` over the same model), the
 accelerations come from its KKT system with Baumgarte stabilisation
-(closed_chain.py, seed 001), efforts act on the actuated joints only, every
+(closed_chain.py, after Ghosal's NPTEL notes), efforts act on the actuated joints only, every
 state set is first projected onto the constraint manifold (the actuated
 coordinates kept), and reaching a singular configuration (the mechanism locks)
 raises ``SimulationSingular`` with the state before it kept. This path runs

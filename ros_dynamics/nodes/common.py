@@ -32,6 +32,7 @@ Machinery shared by the ros_dynamics nodes: model source, guards, conversions, m
 
 import array
 import functools
+import logging
 import math
 import threading
 import time
@@ -40,6 +41,7 @@ from typing import Callable, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
+import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -51,6 +53,23 @@ from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 
 DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
+
+
+class RosLogHandler(logging.Handler):
+    """Forward the core's Python log records (``ros_dynamics.*``) to rclpy's loggers."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Log ``record`` through rclpy at the nearest severity."""
+        ros_logger = rclpy.logging.get_logger(record.name)
+        if record.levelno >= logging.ERROR:
+            ros_logger.error(self.format(record))
+        elif record.levelno >= logging.WARNING:
+            ros_logger.warning(self.format(record))
+        else:
+            ros_logger.info(self.format(record))
+
+
+logging.getLogger('ros_dynamics').addHandler(RosLogHandler())   # e.g. "compiling kernels ..."
 
 
 class ModelSource:
