@@ -22,7 +22,9 @@ Example::
   tau = robot.gravity_torques(q)
 """
 
-from ros_dynamics.exceptions import SingularMassMatrixError, URDFError, URDFWarning
+from ros_dynamics.exceptions import (BatchTooLargeError, SingularMassMatrixError, URDFError,
+                                     URDFWarning)
 from ros_dynamics.model import RobotModel
 
-__all__ = ['RobotModel', 'SingularMassMatrixError', 'URDFError', 'URDFWarning']
+__all__ = ['BatchTooLargeError', 'RobotModel', 'SingularMassMatrixError', 'URDFError',
+           'URDFWarning']
