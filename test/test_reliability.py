@@ -355,3 +355,10 @@ def test_control_and_simulation_entries_refuse_bad_numbers_by_name(panda):
         Simulator(panda, q0=nan)
     with pytest.raises(ValueError, match='t_final'):
         simulate(panda, z, z, float('nan'))
+
+
+def test_operational_space_refuses_a_result_that_overflowed():
+    robot = RobotModel.from_urdf_file(os.path.join(HERE, '..', 'urdf', 'planar_2r.urdf'))
+    q = np.array([0.3, 0.4])
+    with pytest.raises(ValueError, match='overflowed'):
+        robot.operational_space(q, np.array([1e300, -1e300]), 'tool')
