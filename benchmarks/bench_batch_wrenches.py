@@ -27,12 +27,14 @@ best of the repeats; the machine may be shared, so CPU time is the steadier figu
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
-from ros_dynamics import RobotModel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)   # measure this checkout
+from ros_dynamics import RobotModel  # noqa: E402
 
 
 def timed(call, repeats: int) -> tuple:

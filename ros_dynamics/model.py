@@ -133,18 +133,18 @@ def _available_bytes() -> int:
         return 1 << 62
 
 
-def _check_memory(shape: tuple, name: str, arrays: int = 1) -> None:
-    """Raise BatchTooLargeError if ``arrays`` float64 arrays of ``shape`` do not fit in memory."""
-    size = 8 * arrays
+def _check_memory(shape: tuple, name: str) -> None:
+    """Raise BatchTooLargeError if a float64 array of ``shape`` does not fit in memory."""
+    size = 8
     for extent in shape:
         size *= int(extent)
     if size > _CHECKED_BYTES:
         available = _available_bytes()
         if size > available:
             raise BatchTooLargeError(
-                f'{name}: {arrays} float64 array(s) of shape {tuple(shape)} need '
-                f'{size / 1e9:.3g} GB, more than the {available / 1e9:.3g} GB of memory '
-                'available; split the batch into chunks')
+                f'{name}: a float64 array of shape {tuple(shape)} needs {size / 1e9:.3g} GB, '
+                f'more than the {available / 1e9:.3g} GB of memory available; split the '
+                'batch into chunks')
 
 
 def _as_array(value, name: str) -> np.ndarray:
