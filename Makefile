@@ -12,8 +12,8 @@ setup:
 	@scripts/setup_venv.sh
 
 build: setup
-	@$(WITH_ROS) colcon build --event-handlers console_cohesion- summary+ >/dev/null \
-	  || { $(WITH_ROS) colcon build; exit 1; }
+	@$(WITH_ROS) colcon build --symlink-install --event-handlers console_cohesion- summary+ >/dev/null \
+	  || { $(WITH_ROS) colcon build --symlink-install; exit 1; }
 
 test: build
 	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra $(PYTEST_ARGS)

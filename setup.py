@@ -12,9 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""ros_dynamics: an ament_python package whose core installs with plain pip too."""
+"""
+ros_dynamics for pip: the ROS-free core and the ``ros-dynamics`` command.
 
-from glob import glob
+colcon builds the ROS package from CMakeLists.txt (interfaces, nodes, launch
+files); ``pip install .`` installs the same Python package without the
+generated ``ros_dynamics.msg`` / ``ros_dynamics.srv``, which only the nodes use.
+"""
 
 from setuptools import Extension, find_packages, setup
 
@@ -25,13 +29,9 @@ except ImportError:   # pragma: no cover - then the optional extension is skippe
     NUMPY_INCLUDE = []
 
 PACKAGE = 'ros_dynamics'
-NODES = {
-    'bringup': 'ros_dynamics.bringup:main',
-    'inverse_dynamics_node': 'ros_dynamics.nodes.inverse_dynamics_node:main',
-    'simulator_node': 'ros_dynamics.nodes.simulator_node:main',
-    'operational_space_node': 'ros_dynamics.nodes.operational_space_node:main',
-    'cartesian_impedance_controller': 'ros_dynamics.nodes.cartesian_impedance_controller:main',
-}
+# the command line for offline jobs (ROS-free), on PATH after pip install;
+# CMakeLists.txt installs the same for colcon
+COMMANDS = {'ros-dynamics': 'ros_dynamics.cli:main'}
 
 
 setup(
@@ -42,15 +42,16 @@ setup(
     # compiler the package falls back to ctypes, with the same results and slower calls
     ext_modules=[Extension('ros_dynamics._statecall', ['ros_dynamics/_statecall.c'],
                            include_dirs=NUMPY_INCLUDE, optional=True)],
-    data_files=[
-        ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
-        (f'share/{PACKAGE}', ['package.xml']),
-        (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
-        (f'share/{PACKAGE}/config', glob('config/*.yaml')),
-        (f'share/{PACKAGE}/urdf', glob('urdf/*.urdf')),
-    ],
     # ranges for pip users; requirements/core.txt pins the versions CI runs
-    install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0'],
+    # tqdm: the progress bars of the ros-dynamics command, which plain pip installs too
+    install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0',
+                      'tqdm>=4.66'],
+    extras_require={
+        'plot': ['matplotlib>=3.8'],   # ros-dynamics ... --plot
+        # ros_dynamics.identification: consistent identification (SDP), ROS 2 bags, one BLAS
+        # thread
+        'identification': ['cvxpy>=1.5', 'clarabel>=0.9', 'rosbags>=0.10', 'threadpoolctl>=3.1'],
+    },
     python_requires='>=3.11',
     zip_safe=False,
     maintainer='ros_dynamics maintainers',
@@ -59,6 +60,6 @@ setup(
     license='Apache-2.0',
     tests_require=['pytest'],
     entry_points={
-        'console_scripts': [f'{name} = {target}' for name, target in NODES.items()],
+        'console_scripts': [f'{name} = {target}' for name, target in COMMANDS.items()],
     },
 )

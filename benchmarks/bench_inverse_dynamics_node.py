@@ -46,7 +46,7 @@ from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_dynamics_interfaces.srv import InverseDynamics  # noqa: E402
+from ros_dynamics.srv import InverseDynamics  # noqa: E402
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
@@ -58,7 +58,7 @@ JOINTS = [f'panda_joint{k}' for k in range(1, 8)]
 TRIGGER_SERVER = """
 import rclpy
 from rclpy.node import Node
-from ros_dynamics_interfaces.srv import InverseDynamics
+from ros_dynamics.srv import InverseDynamics
 from std_srvs.srv import Trigger
 rclpy.init()
 node = Node('trigger_server')

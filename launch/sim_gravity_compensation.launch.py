@@ -18,7 +18,11 @@ Simulated arm under gravity compensation (the main job of `make run`).
     ros2 launch ros_dynamics sim_gravity_compensation.launch.py robot:=/path/arm.urdf
 
 The node list comes from config/bringup.yaml, the same declaration
-``ros_dynamics.bringup`` (make run) starts, so the two cannot drift.
+``ros_dynamics.bringup`` (make run) starts, so the two cannot drift. Each
+node's ``use_sim_time`` comes from that declaration too, after its parameter
+files: the simulator makes the clock, the other nodes follow it (a launch
+argument overriding it for every node made the compensator find every
+simulated joint state stale and send nothing).
 """
 
 import os
@@ -36,13 +40,10 @@ def generate_launch_description():
     share = get_package_share_directory('ros_dynamics')
     default_robot, nodes = load_declaration(os.path.join(share, 'config', 'bringup.yaml'))
     robot = LaunchConfiguration('robot')
-    use_sim_time = LaunchConfiguration('use_sim_time')
     config = LaunchConfiguration('config')
     actions = [
         DeclareLaunchArgument('robot', default_value=default_robot,
                               description='URDF file of the arm'),
-        DeclareLaunchArgument('use_sim_time', default_value='false',
-                              description='run the dynamics nodes on the simulator clock'),
         DeclareLaunchArgument('config', default_value=os.path.join(share, 'config'),
                               description='directory holding the nodes parameter files'),
     ]
@@ -50,6 +51,6 @@ def generate_launch_description():
         files = [PathJoinSubstitution([config, os.path.basename(p)]) for p in node.parameters]
         actions.append(Node(
             package='ros_dynamics', executable=node.executable, name=node.name,
-            parameters=files + [{'urdf_path': robot, 'use_sim_time': use_sim_time}],
+            parameters=files + [{'urdf_path': robot, 'use_sim_time': node.use_sim_time}],
             remappings=list(node.remappings.items()), output='screen'))
     return LaunchDescription(actions)

@@ -20,7 +20,16 @@ Example::
   from ros_dynamics import RobotModel
   robot = RobotModel.from_urdf_file('arm.urdf')
   tau = robot.gravity_torques(q)
+
+The colcon build installs the generated ROS interfaces as the subpackages
+``ros_dynamics.msg`` and ``ros_dynamics.srv`` of this package; ``__path__``
+spans every ``ros_dynamics`` directory on ``sys.path`` so that they are found
+from a source checkout too (Python run in the repository root).
 """
+
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)   # first: submodules may live in either
 
 from ros_dynamics.exceptions import (BatchTooLargeError, SingularMassMatrixError, URDFError,
                                      URDFWarning)

@@ -39,12 +39,18 @@ PACKAGE = 'ros_dynamics'
 
 @dataclass
 class NodeDeclaration:
-    """One node of the bringup: executable, name, parameter files, remappings."""
+    """
+    One node of the bringup: executable, name, parameter files, clock, remappings.
+
+    ``use_sim_time`` is given to the node after its parameter files: true for
+    a node that follows the simulator's /clock, false for the simulator itself.
+    """
 
     executable: str
     name: str
     parameters: list = field(default_factory=list)
     remappings: dict = field(default_factory=dict)
+    use_sim_time: bool = False
 
 
 def share_directory(package: str = PACKAGE) -> str:
@@ -66,9 +72,13 @@ def load_declaration(path: Optional[str] = None) -> tuple:
     robot = os.path.join(base, declaration['robot'])
     nodes = []
     for entry in declaration['nodes']:
+        use_sim_time = entry.get('use_sim_time', False)
+        if not isinstance(use_sim_time, bool):
+            raise ValueError(f'{path}: node {entry["name"]}: use_sim_time must be true or '
+                             f'false, got {use_sim_time!r}')
         node = NodeDeclaration(entry['executable'], entry['name'],
                                [os.path.join(base, p) for p in entry.get('parameters', [])],
-                               dict(entry.get('remappings') or {}))
+                               dict(entry.get('remappings') or {}), use_sim_time)
         nodes.append(node)
     return robot, nodes
 
@@ -83,11 +93,17 @@ def executable_path(name: str, package: str = PACKAGE) -> str:
 
 
 def command(node: NodeDeclaration, robot: str, extra: list) -> list:
-    """Return the command line that starts one node."""
+    """
+    Return the command line that starts one node.
+
+    Order of precedence (last wins): the parameter files, then the
+    declaration's ``urdf_path`` and ``use_sim_time``, then ``extra``.
+    """
     args = [executable_path(node.executable), '--ros-args', '-r', f'__node:={node.name}']
     for parameters in node.parameters:
         args += ['--params-file', parameters]
-    args += ['-p', f'urdf_path:={robot}']
+    args += ['-p', f'urdf_path:={robot}',
+             '-p', f'use_sim_time:={"true" if node.use_sim_time else "false"}']
     for source, target in node.remappings.items():
         args += ['-r', f'{source}:={target}']
     return args + extra
@@ -106,6 +122,7 @@ def run(robot: str, nodes: list, extra: list, timeout: float = 10.0) -> int:
     for node, args in zip(nodes, commands):
         print(f'[bringup] starting {node.name}: {" ".join(args[:1])}', flush=True)
         processes.append(subprocess.Popen(args, start_new_session=True))
+    print('[bringup] running; Ctrl-C (SIGINT) or SIGTERM stops every node', flush=True)
     status = 0
     while not stopping:
         exited = [p for p in processes if p.poll() is not None]
@@ -119,14 +136,34 @@ def run(robot: str, nodes: list, extra: list, timeout: float = 10.0) -> int:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGINT)
     deadline = time.monotonic() + timeout
-    for process in processes:
+    for node, process in zip(nodes, processes):
         try:
             process.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
+            print(f'[bringup] {node.name} did not stop within {timeout} s: killed', flush=True)
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        if process.returncode and stopping:
+            print(f'[bringup] {node.name} exited with status {process.returncode}', flush=True)
     print('[bringup] all nodes stopped', flush=True)
     return status
+
+
+def clock_warnings(nodes: list, assignments: list) -> list:
+    """Return why a ``use_sim_time:=...`` given to every node breaks the declared clocks."""
+    out = []
+    for assignment in assignments:
+        name, _, value = assignment.partition(':=')
+        if name.strip() != 'use_sim_time':
+            continue
+        wanted = value.strip().lower() == 'true'
+        differ = [n.name for n in nodes if n.use_sim_time != wanted]
+        if differ:
+            out.append(f'use_sim_time:={value} applies to every node, but the declaration runs '
+                       f'{", ".join(differ)} with use_sim_time {not wanted}: the simulator '
+                       'stamps its joint states with simulated time, so a node on another '
+                       'clock finds them all stale and sends no command (see /diagnostics)')
+    return out
 
 
 def main(argv: Optional[list] = None) -> int:
@@ -141,8 +178,10 @@ def main(argv: Optional[list] = None) -> int:
         robot, nodes = load_declaration(args.config)
         robot = os.path.abspath(args.robot) if args.robot else robot
         extra = [item for assignment in args.parameters for item in ('-p', assignment)]
+        for warning in clock_warnings(nodes, args.parameters):
+            print(f'[bringup] warning: {warning}', file=sys.stderr, flush=True)
         return run(robot, nodes, extra)
-    except (OSError, KeyError, yaml.YAMLError) as error:
+    except (OSError, KeyError, ValueError, yaml.YAMLError) as error:
         print(f'[bringup] error: {error}', file=sys.stderr)
         return 1
 

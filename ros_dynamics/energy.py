@@ -34,11 +34,22 @@ from ros_dynamics.spatial import add, dot, load3, load9, mat_vec, rigid_inertia_
 @kernel(signatures=[types.float64(IN2, IN1, IN1)])
 def kinetic_energy(model, q, qd):
     """Return T(q, qd) in J for validated q, qd."""
+    return kinetic_energy_of(model, q, qd, np.empty((body_count(model), NWORK)))
+
+
+@kernel(signatures=[types.float64(IN2, IN1)])
+def potential_energy(model, q):
+    """Return V(q) in J for a validated q."""
     nb = body_count(model)
-    work = np.empty((nb, NWORK))
+    return potential_energy_of(model, q, np.empty((nb, NWORK)), np.empty((nb, 12)))
+
+
+@kernel
+def kinetic_energy_of(model, q, qd, work):
+    """Return T(q, qd) in J; ``work`` (nb, kinematics.NWORK) is overwritten."""
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     energy = 0.0
-    for i in range(nb):
+    for i in range(body_count(model)):
         m, h, ibar = rigid_inertia(model, i)
         w, v = load3(work, i, W_VEL_W), load3(work, i, W_VEL_V)
         n, f = rigid_inertia_times(m, h, ibar, w, v)
@@ -46,17 +57,20 @@ def kinetic_energy(model, q, qd):
     return energy
 
 
-@kernel(signatures=[types.float64(IN2, IN1)])
-def potential_energy(model, q):
-    """Return V(q) in J for a validated q."""
-    nb = body_count(model)
-    work = np.empty((nb, NWORK))
+@kernel
+def potential_energy_of(model, q, work, poses):
+    """Return V(q) in J; ``work`` (nb, kinematics.NWORK) and ``poses`` (nb, 12) are overwritten."""
     transforms(model, q, work)
-    poses = np.empty((nb, 12))
+    return potential_energy_at(model, work, poses)
+
+
+@kernel
+def potential_energy_at(model, work, poses):
+    """Return V in J from the body transforms in ``work``; ``poses`` (nb, 12) is overwritten."""
     world_poses(model, work, poses)
     g = gravity_of(model)
     energy = 0.0
-    for i in range(nb):
+    for i in range(body_count(model)):
         m, h, ibar = rigid_inertia(model, i)
         moment = add(scale(m, load3(poses, i, 9)), mat_vec(load9(poses, i, 0), h))
         energy -= dot(g, moment)

@@ -13,27 +13,34 @@
 # limitations under the License.
 
 """
-One compiled integration step of the simulator (RK4 or semi-implicit Euler).
+The simulator's fixed-step advance, compiled: a block of steps in one call.
 
-The simulator's step makes four forward-dynamics calls plus the joint
-torques of damping, friction and limit stops; done from Python that costs
-about 120 us for a 7-DoF arm. This kernel does the whole step in one call
-(the same formulas as ``Simulator.joint_torques`` and ABA, see simulation.py):
+One step (RK4 or semi-implicit Euler) makes four forward-dynamics calls (ABA,
+Featherstone 2008 table 7.1, or the dense solve for mimic joints) on the
+joint torques of the simulator (simulation.py)
 
     tau = effort - d qd - f tanh(qd / v_eps) + k_stop p - c_stop qd_into,
 
 with p the penetration past a position limit and the stop damper acting only
-on motion into the stop. External wrenches are not handled here (the
-simulator uses its Python path when one is applied).
+on motion into the stop, and external wrenches (world axes, at link origins)
+turned into body forces at each stage's configuration. ``simulation_steps``
+runs ``count`` such steps and the simulator's energy health check after
+each one (no input applied: the total energy may not grow by more than the
+tolerance, see ``Simulator``), so that a step costs one crossing from Python
+or less. ``rollouts/`` reuses ``advance`` for many simulations at once.
 """
 
 import math
 
-from numba import types
+from numba import carray, types
 import numpy as np
-from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, STATUS
-from ros_dynamics.aba import aba_into, dense_into, new_workspace
-from ros_dynamics.joints import body_count
+from ros_dynamics import kinematics
+from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
+from ros_dynamics import aba
+from ros_dynamics.aba import aba_into, dense_into
+from ros_dynamics.energy import kinetic_energy_of, potential_energy_at
+from ros_dynamics.joints import body_count, dof_of, model_at, state_at
+from ros_dynamics.spatial import add, cross, load3, load9, mat_t_vec, mat_vec, store3
 
 # rows of the joint-parameter array
 DAMPING = 0
@@ -44,6 +51,33 @@ UPPER = 4
 STOP_STIFFNESS = 5
 STOP_DAMPING = 6
 NPARAMS = 7
+
+# columns of a wrench row: the body, the link origin in body coordinates (3), [force; torque]
+WRENCH_BODY = 0
+WRENCH_OFFSET = 1
+WRENCH_FORCE = 4
+WRENCH_TORQUE = 7
+NWRENCH = 10
+
+# entries of the control array: settings, then the running state of the energy check
+C_DT = 0            # step (s)
+C_RK4 = 1           # 1: RK4, 0: semi-implicit Euler
+C_LIMITS = 2        # 1: position-limit stops on
+C_DENSE = 3         # 1: M qdd = tau - b by Cholesky (mimic joints), 0: ABA
+C_TOLERANCE = 4     # relative energy growth tolerated with no input
+C_TIME = 5          # simulated time (s)
+C_REFERENCE = 6     # energy reference (J), NaN while an input is applied
+C_KINETIC_SCALE = 7  # largest kinetic energy since the reference was taken (J)
+C_KINETIC = 8       # kinetic energy of the last state checked (J)
+C_ENERGY = 9        # total energy of the last state checked (J)
+C_COUNT = 10        # steps to take (simulation_steps_entry)
+C_WRENCHES = 11     # wrench rows that follow the parameters in the entry's block
+NCONTROL = 12
+
+# statuses of simulation_steps (besides -(k + 1): M singular at k)
+DONE = 0
+NON_FINITE = 1
+ENERGY_GREW = 2
 
 
 @kernel
@@ -68,41 +102,109 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
 
 
 @kernel
-def acceleration_into(model, q, qd, effort, params, limits, dense, work, mass, no_forces, tau,
-                      qdd):
+def block_size(n, nb, wrench_count):
     """
-    Write qdd under the current effort into ``qdd``; return -1 or the singular index.
+    Return the length of a simulator's block for n coordinates, nb bodies and wrench rows.
 
-    ABA (or the dense solve) sees read-only states and zero body forces
-    ``no_forces``: the argument types of the batch kernels, whose compiled
-    specialisations it then shares (compile time).
+    A block is one float array: control (NCONTROL), the parameter rows
+    (NPARAMS, n), the wrench rows (wrench_count, NWRENCH), then the scratch
+    arrays of ``advance`` (``block_parts``), so that a step allocates nothing.
     """
+    scratch = nb * (aba.NWORK + 6 + kinematics.NWORK + 12) + n * n + 9 * n
+    return NCONTROL + NPARAMS * n + NWRENCH * wrench_count + scratch
+
+
+@kernel
+def block_parts(block, n, nb):
+    """
+    Return views of a block: control, params, wrenches, workspace, q_next, qd_next.
+
+    The workspace is the tuple ``advance`` takes: ABA/dense work (nb,
+    aba.NWORK), mass matrix (n, n), body forces (nb, 6), kinematics work (nb,
+    kinematics.NWORK), world poses (nb, 12), tau, the four RK4 slopes and a
+    stage state (q, qd), each (n,).
+    """
+    control = block[:NCONTROL]
+    wrench_count = int(control[C_WRENCHES])
+    start = NCONTROL
+    params = block[start:start + NPARAMS * n].reshape((NPARAMS, n))
+    start += NPARAMS * n
+    wrenches = block[start:start + NWRENCH * wrench_count].reshape((wrench_count, NWRENCH))
+    start += NWRENCH * wrench_count
+    work = block[start:start + nb * aba.NWORK].reshape((nb, aba.NWORK))
+    start += nb * aba.NWORK
+    mass = block[start:start + n * n].reshape((n, n))
+    start += n * n
+    fext = block[start:start + nb * 6].reshape((nb, 6))
+    start += nb * 6
+    kinematic_work = block[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
+    start += nb * kinematics.NWORK
+    poses = block[start:start + nb * 12].reshape((nb, 12))
+    start += nb * 12
+    vectors = block[start:start + 9 * n].reshape((9, n))
+    workspace = (work, mass, fext, kinematic_work, poses, vectors[0], vectors[1], vectors[2],
+                 vectors[3], vectors[4], vectors[5], vectors[6])
+    return control, read_only(params), read_only(wrenches), workspace, vectors[7], vectors[8]
+
+
+@kernel
+def body_forces_into(model, q, wrenches, kinematic_work, poses, fext):
+    """
+    Write the body forces (n, f) (nb, 6), body coordinates, of world-axis link wrenches at q.
+
+    A wrench [f; t] at a link origin o (world axes) acts on the link's body as
+    the moment t + (R o_b) x f about the body origin and the force f, both
+    rotated into body coordinates by R^T (R the body's world rotation, o_b the
+    link origin in body coordinates).
+    """
+    for i in range(fext.shape[0]):
+        for j in range(6):
+            fext[i, j] = 0.0
+    kinematics.transforms(model, q, kinematic_work)
+    kinematics.world_poses(model, kinematic_work, poses)
+    for w in range(wrenches.shape[0]):
+        body = int(wrenches[w, WRENCH_BODY])
+        rot = load9(poses, body, 0)
+        force = load3(wrenches, w, WRENCH_FORCE)
+        moment = add(load3(wrenches, w, WRENCH_TORQUE),
+                     cross(mat_vec(rot, load3(wrenches, w, WRENCH_OFFSET)), force))
+        store3(fext, body, 0, add(load3(fext, body, 0), mat_t_vec(rot, moment)))
+        store3(fext, body, 3, add(load3(fext, body, 3), mat_t_vec(rot, force)))
+
+
+@kernel
+def acceleration_into(model, q, qd, effort, params, wrenches, limits, dense, workspace, qdd):
+    """
+    Write qdd under the current effort and wrenches into ``qdd``; return -1 or the singular index.
+
+    ABA (or the dense solve) sees read-only states and body forces: the
+    argument types of the batch kernels, whose compiled specialisations it
+    then shares (compile time).
+    """
+    work, mass, fext, kinematic_work, poses, tau = workspace[:6]
     joint_torques_into(q, qd, effort, params, limits, tau)
-    q, qd, torque = read_only(q), read_only(qd), read_only(tau)
+    if wrenches.shape[0] > 0:
+        body_forces_into(model, q, wrenches, kinematic_work, poses, fext)
+    q, qd, torque, forces = read_only(q), read_only(qd), read_only(tau), read_only(fext)
     if dense:
-        return dense_into(model, q, qd, torque, no_forces, work, mass, qdd)
-    return aba_into(model, q, qd, torque, no_forces, work, qdd)
+        return dense_into(model, q, qd, torque, forces, work, mass, qdd)
+    return aba_into(model, q, qd, torque, forces, work, qdd)
 
 
-@kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, IN2, types.float64, types.boolean,
-                           types.boolean, types.boolean)])
-def integration_step(model, q, qd, effort, params, dt, rk4, limits, dense):
+@kernel
+def advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense, workspace, q_next,
+            qd_next):
     """
-    Advance (q, qd) in place by one step of ``dt``.
+    Write the state one step of ``dt`` after (q, qd) into (q_next, qd_next).
 
-    Return 0; 1 if the new state is not finite (q, qd left unchanged);
-    -(k + 1) if the mass matrix is singular at index k.
+    RK4 (classical, on x = (q, qd)) or semi-implicit Euler (qd += dt qdd,
+    q += dt qd). Return 0; 1 if the new state is not finite; -(k + 1) if
+    the mass matrix is singular at index k.
     """
     n = q.shape[0]
-    work, mass = new_workspace(model)
-    # allocated here: measured 0.3 us a step cheaper than one more array through numba's dispatcher
-    no_forces = read_only(np.zeros((body_count(model), 6)))
-    tau = np.empty(n)
-    k1, k2, k3, k4 = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
-    qs, qds = np.empty(n), np.empty(n)
-    q_next, qd_next = np.empty(n), np.empty(n)
-    singular = acceleration_into(model, q, qd, effort, params, limits, dense, work, mass,
-                                 no_forces, tau, k1)
+    k1, k2, k3, k4, qs, qds = workspace[6:]
+    singular = acceleration_into(model, q, qd, effort, params, wrenches, limits, dense,
+                                 workspace, k1)
     if singular >= 0:
         return -(singular + 1)
     if not rk4:   # semi-implicit (symplectic) Euler
@@ -113,20 +215,20 @@ def integration_step(model, q, qd, effort, params, dt, rk4, limits, dense):
         for i in range(n):
             qs[i] = q[i] + 0.5 * dt * qd[i]
             qds[i] = qd[i] + 0.5 * dt * k1[i]
-        singular = acceleration_into(model, qs, qds, effort, params, limits, dense, work, mass,
-                                     no_forces, tau, k2)
+        singular = acceleration_into(model, qs, qds, effort, params, wrenches, limits, dense,
+                                     workspace, k2)
         for i in range(n):
             q_next[i] = qd[i] + 0.5 * dt * k1[i]         # qd2, kept for the position update
             qs[i] = q[i] + 0.5 * dt * q_next[i]
             qds[i] = qd[i] + 0.5 * dt * k2[i]
-        singular = max(singular, acceleration_into(model, qs, qds, effort, params, limits, dense,
-                                                   work, mass, no_forces, tau, k3))
+        singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
+                                                   limits, dense, workspace, k3))
         for i in range(n):
             qd_next[i] = qd[i] + 0.5 * dt * k2[i]        # qd3
             qs[i] = q[i] + dt * qd_next[i]
             qds[i] = qd[i] + dt * k3[i]
-        singular = max(singular, acceleration_into(model, qs, qds, effort, params, limits, dense,
-                                                   work, mass, no_forces, tau, k4))
+        singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
+                                                   limits, dense, workspace, k4))
         if singular >= 0:
             return -(singular + 1)
         for i in range(n):
@@ -136,7 +238,115 @@ def integration_step(model, q, qd, effort, params, dt, rk4, limits, dense):
             q_next[i], qd_next[i] = position, velocity
     for i in range(n):
         if not (np.isfinite(q_next[i]) and np.isfinite(qd_next[i])):
-            return 1
+            return NON_FINITE
+    return DONE
+
+
+@kernel
+def total_energy(model, q, qd, params, limits, workspace):
+    """
+    Return (E, T) in J: kinetic + potential + limit-spring energy, and the kinetic energy.
+
+    The limit springs store 1/2 k_stop p^2 for the penetration p past a limit.
+    """
+    kinematic_work, poses = workspace[3], workspace[4]
+    kinetic = kinetic_energy_of(model, q, qd, kinematic_work)   # leaves the body transforms
+    total = kinetic + potential_energy_at(model, kinematic_work, poses)
+    if limits:
+        springs = 0.0
+        for k in range(q.shape[0]):
+            p = q[k] - min(max(q[k], params[LOWER, k]), params[UPPER, k])
+            springs += params[STOP_STIFFNESS, k] * (p * p)
+        total += 0.5 * springs
+    return total, kinetic
+
+
+@kernel
+def has_input(effort, wrenches):
+    """Return True when any effort or wrench entry is nonzero (NaN counts as nonzero)."""
+    for k in range(effort.shape[0]):
+        if effort[k] != 0.0:
+            return True
+    for w in range(wrenches.shape[0]):
+        for j in range(WRENCH_FORCE, NWRENCH):
+            if wrenches[w, j] != 0.0:
+                return True
+    return False
+
+
+@kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, OUT1, types.int64)])
+def simulation_steps(model, q, qd, effort, block, count):
+    """
+    Advance (q, qd) in place by up to ``count`` steps, with the energy check after each.
+
+    ``block`` (block_size): the simulator's control array (settings and the
+    energy check's running state, updated, as is C_TIME), parameter rows
+    (NPARAMS, n), applied wrench rows (C_WRENCHES, NWRENCH) and scratch
+    space. With an input applied the energy reference is dropped (NaN);
+    without one it is taken from the state before the first step, and a step
+    whose total energy exceeds reference + tolerance max(1, |reference|)
+    (and, failing that, + tolerance max(1, |reference|, largest kinetic
+    energy since)) is refused. Return DONE; NON_FINITE or ENERGY_GREW, or
+    -(k + 1) for a singular mass matrix at k, with (q, qd) and the time at
+    the last good step.
+    """
+    n = q.shape[0]
+    control, params, wrenches, workspace, q_next, qd_next = block_parts(block, n,
+                                                                        body_count(model))
+    dt = control[C_DT]
+    rk4, limits, dense = control[C_RK4] != 0.0, control[C_LIMITS] != 0.0, control[C_DENSE] != 0.0
+    tolerance = control[C_TOLERANCE]
+    fext = workspace[2]
+    for i in range(fext.shape[0]):   # zero unless wrenches are applied (then set per stage)
+        for j in range(6):
+            fext[i, j] = 0.0
+    forced = has_input(effort, wrenches)
+    for _ in range(count):
+        status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
+                         workspace, q_next, qd_next)
+        if status != DONE:
+            return status
+        if forced:
+            control[C_REFERENCE] = np.nan   # measured again once the input stops
+        else:
+            if np.isnan(control[C_REFERENCE]):
+                control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(
+                    model, q, qd, params, limits, workspace)
+            energy, kinetic = total_energy(model, q_next, qd_next, params, limits, workspace)
+            control[C_ENERGY], control[C_KINETIC] = energy, kinetic
+            reference = control[C_REFERENCE]
+            scale = max(control[C_KINETIC_SCALE], kinetic)
+            control[C_KINETIC_SCALE] = scale
+            if energy > reference + tolerance * max(1.0, abs(reference)):
+                # the potential energy is zero at the root origin, so |E| can be ~0 while
+                # the arm swings hard: judge the growth also against the largest kinetic
+                # energy seen since the reference was taken (a first-order integrator's
+                # error scales with it)
+                if energy > reference + tolerance * max(1.0, abs(reference), scale):
+                    return ENERGY_GREW
+            control[C_REFERENCE] = min(reference, energy)
+        for i in range(n):
+            q[i], qd[i] = q_next[i], qd_next[i]
+        control[C_TIME] += dt
+    return DONE
+
+
+@state_entry
+def simulation_steps_entry(model, rows, n, q, qd, effort, extra, out):
+    """
+    Run simulation_steps from (q, qd) into out (2, n) = (q, qd) (C pointers, _jit.STATE_ENTRY).
+
+    ``extra`` is the simulator's block (block_size), read and written, whose
+    control holds C_COUNT, the number of steps to take. The inputs are
+    the simulator's validated state and effort. Return simulation_steps'
+    status; ``out`` then holds the last good state.
+    """
+    m = model_at(model, rows)
+    control = carray(extra, NCONTROL)
+    block = carray(extra, block_size(n, rows - 1, int(control[C_WRENCHES])))
+    state = carray(out, (2, n))
+    q_in, qd_in = state_at(q, n), state_at(qd, n)
     for i in range(n):
-        q[i], qd[i] = q_next[i], qd_next[i]
-    return 0
+        state[0, i], state[1, i] = q_in[i], qd_in[i]
+    return simulation_steps(m, state[0], state[1], state_at(effort, n), block,
+                            int(control[C_COUNT]))

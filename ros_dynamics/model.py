@@ -31,6 +31,8 @@ Where the specification is silent the behaviour is Pinocchio's.
 """
 
 from concurrent.futures import ThreadPoolExecutor
+import copy
+import dataclasses
 import difflib
 import os
 import threading
@@ -70,14 +72,16 @@ def _forget_pool() -> None:
 os.register_at_fork(after_in_child=_forget_pool)
 
 
-def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
+def _run_batch(kernel: Callable, count: int, arguments: Callable,
+               threads: Optional[int] = None) -> int:
     """
     Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
 
-    Blocks go to a shared thread pool, the first one runs in the calling thread.
+    Blocks go to a shared thread pool, the first one runs in the calling thread;
+    ``threads`` (default ROS_DYNAMICS_THREADS or the cores) caps their number.
     """
     global _pool
-    threads = max(1, min(_batch_threads, count // _MIN_ROWS_PER_THREAD))
+    threads = max(1, min(threads or _batch_threads, count // _MIN_ROWS_PER_THREAD))
     if threads == 1:
         return kernel(*arguments(0, count))
     if _pool is None:
@@ -98,7 +102,7 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable) -> int:
 # every call before this model has bound the kernel; then the general path
 # converts, validates, binds and raises the documented errors. The attributes
 # holding a model's bound single-state calls (per link: _link_calls):
-_CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call')
+_CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call', '_regressor_call')
 # per-link quantities: entry point and output shape (None: the Jacobian's, 6 x dof)
 _LINK_ENTRIES = {'pose': (jacobian.link_transform_entry, (4, 4)),
                  'jacobian': (jacobian.jacobian_entry, None),
@@ -757,6 +761,65 @@ class RobotModel:
         from ros_dynamics.operational_space import operational_space
         return operational_space(self, q, qd, link, frame, axes, reference_link,
                                  singular_threshold, damping)
+
+    # ------------------------------------------------------------------ identification
+    @property
+    def body_names(self) -> tuple:
+        """Return the moving bodies in regressor column order, each named by its link."""
+        names = [None] * self._ints.shape[0]
+        for link in self.link_names:   # depth-first: a body's joint child comes first
+            body = self._arrays.link_body[link]
+            if body >= 0 and names[body] is None:
+                names[body] = link
+        return tuple(names)
+
+    def inertial_parameters(self) -> np.ndarray:
+        """
+        Return the (nb, 10) inertial parameters of ``body_names``, Pinocchio's order.
+
+        [m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (kg, kg m, kg m^2),
+        inertia about the body frame origin in body axes, links merged through
+        fixed joints included; ``regressor(...) @ inertial_parameters().ravel()``
+        is the inverse dynamics.
+        """
+        from ros_dynamics.identification.regressor import inertial_parameters_of
+        return inertial_parameters_of(self._reals)
+
+    def with_inertial_parameters(self, parameters) -> 'RobotModel':
+        """
+        Return a copy of this model whose bodies carry ``parameters`` (nb, 10).
+
+        Order and frames as ``inertial_parameters``; joints, limits and gravity
+        are kept. Not checked for physical consistency (identification results
+        are checked by the identification).
+        """
+        from ros_dynamics.identification.regressor import reals_with_parameters
+        nb = self._ints.shape[0]
+        parameters = _as_array(parameters, 'parameters')
+        if parameters.size != 10 * nb or not np.all(np.isfinite(parameters)):
+            raise ValueError(f'parameters: expected {nb} x 10 finite numbers (one row per '
+                             f'body of body_names), got shape {parameters.shape}')
+        model = copy.copy(self)
+        reals = reals_with_parameters(self._reals, parameters)
+        reals.setflags(write=False)
+        model._reals = reals
+        model._arrays = dataclasses.replace(self._arrays, reals=reals)
+        scale = 1.0 + float(np.sum(reals[:, 15]) + np.sum(reals[:, 19:22]))
+        model._singular_tolerance = 1e-12 * scale
+        model.gravity = self._gravity   # packs the kernel model, unbinds the copied calls
+        return model
+
+    def regressor(self, q, qd, qdd, friction: bool = False, armature: bool = False,
+                  friction_velocity: float = 1e-3) -> np.ndarray:
+        """
+        Return the joint torque regressor Y, tau = Y theta: (dof, p) or (N, dof, p).
+
+        See ``ros_dynamics.identification.regressor.joint_torque_regressor``
+        for the columns (10 per body, then 3 friction columns per joint, then
+        one armature column per joint).
+        """
+        from ros_dynamics.identification.regressor import joint_torque_regressor
+        return joint_torque_regressor(self, q, qd, qdd, friction, armature, friction_velocity)
 
     def warm_up(self) -> None:
         """

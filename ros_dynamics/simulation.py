@@ -48,9 +48,10 @@ from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
 from ros_dynamics import energy as energy_kernels
-from ros_dynamics._jit import ensure_compiled
+from ros_dynamics import integrators
+from ros_dynamics._jit import ensure_compiled, StateCall
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
-from ros_dynamics.integrators import integration_step
+from ros_dynamics.integrators import simulation_steps
 from ros_dynamics.model import _as_array, RobotModel
 from scipy.integrate import solve_ivp
 
@@ -59,6 +60,8 @@ INTEGRATORS = ('rk4', 'semi_implicit_euler')
 ENERGY_TOLERANCE = {'rk4': 1e-3, 'semi_implicit_euler': 0.1}
 _kinetic_energy = energy_kernels.kinetic_energy
 _potential_energy = energy_kernels.potential_energy
+# step(count) from this many steps calls numba's dispatcher, which releases the GIL
+_BLOCK_STEPS = 64
 # default Baumgarte (alpha, beta) in 1/s for closed chains (see docs/closed_chains.md)
 BAUMGARTE = (10.0, 10.0)
 
@@ -109,6 +112,10 @@ class Simulator:
             self._passive[closures.actuated] = False
         self._baumgarte = (float(alpha), float(beta))
         self._lock_sign = 1.0
+        # the compiled step's settings and energy-check state (integrators.py), with the time
+        self._control = np.zeros(integrators.NCONTROL)
+        self._control[integrators.C_DENSE] = robot._has_mimic
+        self._control[integrators.C_LIMITS] = bool(limits)
         self.dt = dt
         self.integrator = integrator
         self._damping = self._coefficients(damping, robot.damping, 'damping')
@@ -131,7 +138,7 @@ class Simulator:
         self._stop_damping = np.zeros(robot.dof)
         self._tune_stops()
         self.effort = np.zeros(robot.dof)
-        self.wrenches: dict = {}
+        self.set_wrenches(None)
         self.reset()
 
     # ------------------------------------------------------------------ configuration
@@ -145,6 +152,7 @@ class Simulator:
         if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0.0):
             raise ValueError(f'dt: expected a positive step in s, got {value!r}')
         self._dt = float(value)
+        self._control[integrators.C_DT] = self._dt
         if hasattr(self, '_stop_stiffness'):
             self._tune_stops()
 
@@ -161,6 +169,7 @@ class Simulator:
             raise ValueError(
                 f'energy_tolerance: expected a positive number or None, got {value!r}')
         self._energy_tolerance = None if value is None else float(value)
+        self._control[integrators.C_TOLERANCE] = self.energy_tolerance
 
     @property
     def integrator(self) -> str:
@@ -172,6 +181,9 @@ class Simulator:
         if value not in INTEGRATORS:
             raise ValueError(f'integrator: expected one of {INTEGRATORS}, got {value!r}')
         self._integrator = value
+        self._control[integrators.C_RK4] = value == 'rk4'
+        if hasattr(self, '_energy_tolerance'):
+            self._control[integrators.C_TOLERANCE] = self.energy_tolerance
 
     def _coefficients(self, value, urdf: np.ndarray, name: str) -> np.ndarray:
         """Return per-joint coefficients: True = the URDF's, False = none, or given values."""
@@ -202,6 +214,23 @@ class Simulator:
         self._params = np.ascontiguousarray(np.vstack([
             self._damping, self._friction, np.full(self.robot.dof, self._friction_velocity),
             self._lower, self._upper, self._stop_stiffness, self._stop_damping]))
+        self._new_block()
+
+    def _new_block(self) -> None:
+        """Lay out the compiled step's block (integrators.block_size): control, rows, scratch."""
+        if not (hasattr(self, '_params') and hasattr(self, '_wrench_rows')):
+            return
+        n, wrench_count = self.robot.dof, self._wrench_rows.shape[0]
+        self._control[integrators.C_WRENCHES] = wrench_count
+        size = integrators.block_size.py_func(n, self.robot._model.shape[0] - 1, wrench_count)
+        block = np.zeros(size)
+        parts = [self._control, self._params.ravel(), self._wrench_rows.ravel()]
+        block[:sum(part.size for part in parts)] = np.concatenate(parts)
+        self._block = block
+        self._control = block[:integrators.NCONTROL]   # one array, seen by both calls
+        self._control[integrators.C_COUNT] = 1
+        self._step_call = None   # bound again to the new block on the next step
+        self._state_shape = (2, self.robot.dof)
 
     def _consistent(self, q: np.ndarray, qd: np.ndarray, name: str) -> tuple:
         """Project (q, qd) onto the closures' manifold, keeping the actuated coordinates."""
@@ -219,6 +248,15 @@ class Simulator:
         return q, qd
 
     # ------------------------------------------------------------------ state and inputs
+    @property
+    def t(self) -> float:
+        """Return the simulated time (s)."""
+        return float(self._control[integrators.C_TIME])
+
+    @t.setter
+    def t(self, value: float) -> None:
+        self._control[integrators.C_TIME] = value
+
     def reset(self) -> None:
         """Return to the initial state at t = 0 (inputs are kept)."""
         self.t = 0.0
@@ -242,8 +280,8 @@ class Simulator:
         self._new_state()
 
     def _new_state(self) -> None:
-        self._reference_energy = self.energy()
-        self._kinetic_scale = self._kinetic
+        self._control[integrators.C_REFERENCE] = self.energy()
+        self._control[integrators.C_KINETIC_SCALE] = self._kinetic
         if self.closures is not None:
             self._lock_sign = self.closures.lock_orientation(self.q)
 
@@ -267,13 +305,29 @@ class Simulator:
     def set_wrenches(self, wrenches: Optional[Mapping] = None) -> None:
         """Apply external wrenches {link: [f; t]} (world axes, at the link origin); None clears."""
         wrenches = dict(wrenches or {})
+        rows = []
         for link, wrench in wrenches.items():
-            self.robot.link_pose(self.q, link)   # raises ValueError for an unknown link
+            body = self.robot._body_of(link)   # raises ValueError for an unknown link
             wrench = _as_array(wrench, f'wrenches[{link!r}]')
             if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
                 raise ValueError(f'wrenches[{link!r}]: expected 6 finite values [force; torque]')
             wrenches[link] = wrench
-        self.wrenches = wrenches
+            if body >= 0:   # a wrench on the fixed root is taken by the base
+                offset = self.robot._arrays.link_offset[link][0, 9:]
+                rows.append(np.concatenate([[body], offset, wrench]))
+        self._wrenches = wrenches
+        # the same, as rows for the compiled step (integrators.WRENCH_*)
+        self._wrench_rows = np.array(rows).reshape(len(rows), integrators.NWRENCH)
+        self._new_block()
+
+    @property
+    def wrenches(self) -> dict:
+        """Return the applied wrenches {link: [f; t]} (world axes, at the link origin)."""
+        return self._wrenches
+
+    @wrenches.setter
+    def wrenches(self, value: Optional[Mapping]) -> None:
+        self.set_wrenches(value)
 
     @property
     def has_input(self) -> bool:
@@ -347,65 +401,116 @@ class Simulator:
         qd_next = qd + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v)
         return q_next, qd_next
 
-    def _compiled_advance(self) -> tuple:
-        """Return the next (q, qd) from the compiled step (no wrench applied)."""
-        q, qd = self.q.copy(), self.qd.copy()
-        robot = self.robot
-        status = integration_step(robot._model, q, qd, self.effort, self._params, self._dt,
-                                  self._integrator == 'rk4', self._limits, robot._has_mimic)
-        if status < 0:
-            robot._raise_singular(-status - 1)
-        if status > 0:
-            raise ValueError('the state became non-finite')
-        return q, qd
-
     def step(self, count: int = 1) -> None:
-        """Advance ``count`` steps; on SimulationDiverged the last good state is kept."""
-        ensure_compiled(integration_step)
-        for _ in range(int(count)):
+        """
+        Advance ``count`` steps; on SimulationDiverged the last good state is kept.
+
+        Without closures the steps run in one compiled call
+        (integrators.simulation_steps); a closed chain's steps run here.
+        """
+        call = self._step_call
+        if count != 1 or call is None or self._step_model is not self.robot._model:
+            self._steps(count)
+            return
+        # one step through the bound C callback (~0.1 us a call, _jit.StateCall): the
+        # per-step path of a real-time loop, kept lean
+        out = np.empty(self._state_shape)
+        status = call.into(out, self.q, self.qd, self.effort)
+        self.q, self.qd = out
+        if status:
+            self._raise_step_error(status)
+
+    def _steps(self, count: int) -> None:
+        """Advance ``count`` steps: the closures' Python steps, a block, or a first step."""
+        if self.closures is not None:
+            for _ in range(int(count)):
+                self._constrained_step()
+            return
+        if count >= _BLOCK_STEPS:   # numba's dispatcher: more per call, but the GIL released
+            ensure_compiled(simulation_steps)
+            q, qd = self.q.copy(), self.qd.copy()
+            status = simulation_steps(self.robot._model, q, qd, self.effort, self._block,
+                                      int(count))
+        else:   # the C callback
+            call = self._step_call
+            if call is None or self._step_model is not self.robot._model:
+                call = self._bind_step()
+            self._control[integrators.C_COUNT] = count
+            out = np.empty(self._state_shape)
             try:
-                if self.wrenches or self.closures is not None:
-                    q, qd = self._advance(self.q, self.qd, self._dt)
-                    if not (np.isfinite(q).all() and np.isfinite(qd).all()):
-                        raise ValueError('the state became non-finite')
-                    if self.closures is not None:
-                        self._check_lock(q)
-                else:
-                    q, qd = self._compiled_advance()
-            except ConstraintSingularity as error:
-                raise SimulationSingular(f't = {self.t:.6f} s: {error}; kept the last good '
-                                         'state') from None
-            except ValueError as error:   # non-finite effort or state
-                raise SimulationDiverged(f't = {self.t:.6f} s (dt = {self._dt} s): {error}; '
-                                         'kept the last good state') from None
-            previous = self.q, self.qd
-            self.q, self.qd = q, qd
-            if self.has_input:
-                self._reference_energy = None   # measured again once the input stops
-                self.t += self._dt
-                continue
-            if self._reference_energy is None:
-                self._reference_energy = self._energy_of(*previous)
-                self._kinetic_scale = self._kinetic
-            energy = self._finite_energy(q, qd)   # the step checked q, qd
-            self._kinetic_scale = max(self._kinetic_scale, self._kinetic)
-            bound = self._reference_energy + self.energy_tolerance * max(
-                1.0, abs(self._reference_energy))
-            if energy > bound:
-                # PE is zero at the root origin, so |E| can be ~0 while the arm swings
-                # hard: judge the growth also against the largest kinetic energy seen
-                # since the reference was taken (a first-order integrator's error scales
-                # with it)
-                bound = self._reference_energy + self.energy_tolerance * max(
-                    1.0, abs(self._reference_energy), self._kinetic_scale)
-            if energy > bound:
-                self.q, self.qd = previous
-                raise SimulationDiverged(
-                    f't = {self.t:.6f} s: energy grew from {self._reference_energy:.6g} J to '
-                    f'{energy:.6g} J with no input (dt = {self._dt} s too large?); '
-                    'kept the last good state')
-            self._reference_energy = min(self._reference_energy, energy)
-            self.t += self._dt
+                status = call.into(out, self.q, self.qd, self.effort)
+            finally:
+                self._control[integrators.C_COUNT] = 1   # what step()'s fast path expects
+            q, qd = out
+        self.q, self.qd = q, qd
+        if status != integrators.DONE:
+            self._raise_step_error(status)
+
+    def _bind_step(self):
+        """Bind the compiled step (a C callback) to the model and this simulator's block."""
+        ensure_compiled(integrators.simulation_steps_entry)
+        self._step_model = model = self.robot._model
+        self._step_call = StateCall(integrators.simulation_steps_entry.address, model,
+                                    self.robot.dof, 3, (2, self.robot.dof), self._block)
+        return self._step_call
+
+    def _raise_step_error(self, status: int) -> None:
+        """Raise the error of a refused compiled step (the state was kept)."""
+        where = f't = {self.t:.6f} s'
+        if status == integrators.ENERGY_GREW:
+            control = self._control
+            raise SimulationDiverged(
+                f'{where}: energy grew from {control[integrators.C_REFERENCE]:.6g} J to '
+                f'{control[integrators.C_ENERGY]:.6g} J with no input (dt = {self._dt} s too '
+                'large?); kept the last good state')
+        if status < 0:
+            try:
+                self.robot._raise_singular(-status - 1)
+            except ValueError as error:
+                message = str(error)
+        else:
+            message = 'the state became non-finite'
+        raise SimulationDiverged(f'{where} (dt = {self._dt} s): {message}; kept the last good '
+                                 'state') from None
+
+    def _constrained_step(self) -> None:
+        """Advance a closed chain one step (the same checks as the compiled step)."""
+        try:
+            q, qd = self._advance(self.q, self.qd, self._dt)
+            if not (np.isfinite(q).all() and np.isfinite(qd).all()):
+                raise ValueError('the state became non-finite')
+            self._check_lock(q)
+        except ConstraintSingularity as error:
+            raise SimulationSingular(f't = {self.t:.6f} s: {error}; kept the last good '
+                                     'state') from None
+        except ValueError as error:   # non-finite effort or state
+            raise SimulationDiverged(f't = {self.t:.6f} s (dt = {self._dt} s): {error}; '
+                                     'kept the last good state') from None
+        control = self._control
+        previous = self.q, self.qd
+        self.q, self.qd = q, qd
+        if self.has_input:
+            control[integrators.C_REFERENCE] = np.nan   # measured again once the input stops
+            control[integrators.C_TIME] += self._dt
+            return
+        if np.isnan(control[integrators.C_REFERENCE]):
+            control[integrators.C_REFERENCE] = self._energy_of(*previous)
+            control[integrators.C_KINETIC_SCALE] = self._kinetic
+        reference = control[integrators.C_REFERENCE]
+        energy = self._finite_energy(q, qd)   # the step checked q, qd
+        scale = control[integrators.C_KINETIC_SCALE] = max(
+            control[integrators.C_KINETIC_SCALE], self._kinetic)
+        tolerance = self.energy_tolerance
+        # as integrators.simulation_steps: the growth is judged also against the largest
+        # kinetic energy seen since the reference was taken
+        if (energy > reference + tolerance * max(1.0, abs(reference))
+                and energy > reference + tolerance * max(1.0, abs(reference), scale)):
+            self.q, self.qd = previous
+            raise SimulationDiverged(
+                f't = {self.t:.6f} s: energy grew from {reference:.6g} J to {energy:.6g} J '
+                f'with no input (dt = {self._dt} s too large?); kept the last good state')
+        control[integrators.C_REFERENCE] = min(reference, energy)
+        control[integrators.C_TIME] += self._dt
 
     def _check_lock(self, q: np.ndarray) -> None:
         """Raise ConstraintSingularity if the step to q reached or jumped over a lock."""

@@ -70,7 +70,7 @@ class NodeProcess:
 
     def __init__(self, executable: str, namespace: str, parameters: Optional[dict] = None,
                  remappings: Optional[dict] = None, params_file: Optional[str] = None,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, env: Optional[dict] = None) -> None:
         """Prepare the command line; start with ``start`` or ``with``."""
         self.namespace = namespace
         args = [installed_executable(executable), '--ros-args', '-r', f'__ns:={namespace}']
@@ -91,6 +91,7 @@ class NodeProcess:
         for source, target in (remappings or {}).items():
             args += ['-r', f'{source}:={target}']
         self.args = args
+        self.env = dict(os.environ, **(env or {}))
         self.process: Optional[subprocess.Popen] = None
         self.log_path = tempfile.NamedTemporaryFile(suffix='.log', delete=False).name
 
@@ -98,7 +99,7 @@ class NodeProcess:
         """Start the process in its own session, output to a log file."""
         self._log = open(self.log_path, 'w')
         self.process = subprocess.Popen(self.args, stdout=self._log, stderr=subprocess.STDOUT,
-                                        start_new_session=True, env=os.environ.copy())
+                                        start_new_session=True, env=self.env)
         return self
 
     def output(self) -> str:
@@ -110,13 +111,13 @@ class NodeProcess:
         """Return True while the process runs."""
         return self.process is not None and self.process.poll() is None
 
-    def stop(self, timeout: float = 10.0) -> int:
-        """SIGINT, wait, then kill the whole process group; return the exit code."""
+    def stop(self, timeout: float = 10.0, signum: int = signal.SIGINT) -> int:
+        """Send ``signum``, wait, kill the process group if needed; return the exit code."""
         if self.process is None:
             return 0
         if self.process.poll() is None:
             try:
-                os.killpg(self.process.pid, signal.SIGINT)
+                os.killpg(self.process.pid, signum)
                 self.process.wait(timeout=timeout)
             except (subprocess.TimeoutExpired, ProcessLookupError):
                 pass
@@ -127,7 +128,7 @@ class NodeProcess:
                 pass
             self.process.wait(timeout=timeout)
         self._log.close()
-        if self._param_file:
+        if self._param_file and os.path.exists(self._param_file):
             os.unlink(self._param_file)
         return self.process.returncode
 

@@ -19,7 +19,7 @@ import os
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics_interfaces.srv import OperationalSpace
+from ros_dynamics.srv import OperationalSpace
 from ros_helpers import NodeProcess, RosClient, unique_namespace
 from sensor_msgs.msg import JointState
 

@@ -21,6 +21,7 @@ import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
 from ros_dynamics.simulation import ENERGY_TOLERANCE, simulate, SimulationDiverged, Simulator
+from ros_dynamics.urdf import parse_urdf_file
 from scipy.integrate import solve_ivp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -173,3 +174,61 @@ def test_semi_implicit_euler_is_not_reported_as_diverged(robot_name, request):
     assert np.all(np.isfinite(sim.q)) and np.all(np.isfinite(sim.qd))
     with pytest.raises(ValueError, match='energy_tolerance'):
         Simulator(robot, energy_tolerance=-1.0)
+
+
+def reference_step(sim, q, qd, integrator):
+    """One step written out from the public pieces: Simulator.joint_torques and ABA, wrenches."""
+    dt = sim.dt
+
+    def acceleration(q, qd):
+        return sim.robot.forward_dynamics(q, qd, sim.joint_torques(q, qd), sim.wrenches or None)
+
+    if integrator == 'semi_implicit_euler':
+        qd = qd + dt * acceleration(q, qd)
+        return q + dt * qd, qd
+    k1 = acceleration(q, qd)
+    qd2 = qd + 0.5 * dt * k1
+    k2 = acceleration(q + 0.5 * dt * qd, qd2)
+    qd3 = qd + 0.5 * dt * k2
+    k3 = acceleration(q + 0.5 * dt * qd2, qd3)
+    qd4 = qd + dt * k3
+    k4 = acceleration(q + dt * qd3, qd4)
+    return (q + dt / 6.0 * (qd + 2.0 * qd2 + 2.0 * qd3 + qd4),
+            qd + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4))
+
+
+@pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
+@pytest.mark.parametrize('mimic', [True, False])
+def test_compiled_steps_equal_the_reference_integration(integrator, mimic):
+    """
+    Damping, friction, a limit stop hit, saturated effort and a wrench, over 300 steps.
+
+    The Panda with its mimic finger (dense M qdd = tau - b solve) and without
+    (ABA); single steps and one block of steps give the same states.
+    """
+    robot = RobotModel(parse_urdf_file(example_urdf('panda_description/urdf/panda.urdf')),
+                       mimic=mimic)
+    q0 = np.array([0.3, -0.5, 0.2, -0.3, 0.4, 1.5, 0.3, 0.02, 0.02])[:robot.dof]
+    qd0 = np.array([0.5, -0.4, 0.3, 2.5, -0.2, 0.1, 0.6, 0.0, 0.0])[:robot.dof]  # 4: to stop
+    sim = Simulator(robot, q0=q0, qd0=qd0, integrator=integrator, damping=np.full(robot.dof, 0.7),
+                    friction=np.full(robot.dof, 0.3), friction_velocity=0.05)
+    effort = np.linspace(-120.0, 120.0, robot.dof)                 # some above the limits
+    sim.set_effort(effort)
+    assert np.any(np.abs(effort) > robot.effort_limit)
+    sim.set_wrenches({'panda_link7': [3.0, -2.0, 5.0, 0.1, -0.2, 0.3], 'panda_link0': [1.0] * 6})
+    q, qd = q0.copy(), qd0.copy()
+    engaged = False
+    for _ in range(300):
+        q, qd = reference_step(sim, q, qd, integrator)
+        sim.step()
+        engaged |= bool(np.any(sim.limit_torques(sim.q, sim.qd)))
+    assert engaged                                                  # the stop acted
+    assert np.max(np.abs(sim.q - q)) < 1e-12 and np.max(np.abs(sim.qd - qd)) < 1e-10
+    block = Simulator(robot, q0=q0, qd0=qd0, integrator=integrator,
+                      damping=np.full(robot.dof, 0.7), friction=np.full(robot.dof, 0.3),
+                      friction_velocity=0.05)
+    block.set_effort(effort)
+    block.set_wrenches(sim.wrenches)
+    block.step(300)
+    assert np.array_equal(block.q, sim.q) and np.array_equal(block.qd, sim.qd)
+    assert block.t == sim.t == pytest.approx(0.3)

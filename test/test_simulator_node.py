@@ -34,7 +34,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.simulation import Simulator
-from ros_dynamics_interfaces.srv import SetJointState, SimStep
+from ros_dynamics.srv import SetJointState, SimStep
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState

@@ -110,7 +110,7 @@ class CartesianImpedanceController(Node):
         try:
             self._controller, self._output, self._state = self._build(model, self._values())
             self._error = ''
-        except ValueError as error:
+        except Exception as error:  # noqa: B902 - a new model must never end the node
             self._controller, self._error = None, str(error)
             self.get_logger().error(f'controller disabled: {error}')
 

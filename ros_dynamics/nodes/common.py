@@ -26,12 +26,13 @@ Machinery shared by the ros_dynamics nodes: model source, guards, conversions, m
   ``success: false`` with a message, so a bad request never kills a node.
 * ``matrix_message`` / ``matrix_from_message``: ``Float64MultiArray`` with
   ``layout.dim = [rows, cols]``, row-major.
-* ``spin``: the main loop ROS_ENV.md found robust under SIGINT/SIGTERM.
+* ``spin`` and ``main_for`` (from ``process``): the main loop, and a process
+  that exits 0 on SIGINT and SIGTERM at any moment.
 """
 
 import array
 import functools
-import os
+import math
 import threading
 import time
 import traceback
@@ -39,13 +40,12 @@ from typing import Callable, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
-import rclpy
-from rclpy.executors import (ExternalShutdownException, MultiThreadedExecutor,
-                             SingleThreadedExecutor)
-from rclpy.experimental import EventsExecutor
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
+from ros_dynamics.nodes.parameters import declare
+from ros_dynamics.nodes.process import Interrupted, interruptible, main_for, spin  # noqa: F401
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 
@@ -58,51 +58,108 @@ class ModelSource:
 
     def __init__(self, node: Node, on_change: Optional[Callable[[RobotModel], None]] = None
                  ) -> None:
-        """Declare ``robot_description`` and ``urdf_path`` and load from the first one set."""
+        """
+        Declare ``robot_description`` and ``urdf_path`` and load from the first one set.
+
+        Either parameter set at runtime loads that model at once; the set is
+        refused, with the reason, when the new model does not load (the
+        current one keeps serving).
+        """
         self._node = node
         self._on_change = on_change
         self._lock = threading.Lock()
         self.model: Optional[RobotModel] = None
         self.source = 'none'
         self.error = ''
-        description = node.declare_parameter('robot_description', '').value
-        urdf_path = node.declare_parameter('urdf_path', '').value
+        description = declare(
+            node, 'robot_description', '',
+            'URDF XML of the robot (first choice of model source); setting it at runtime '
+            'loads that model, refused if it does not load')
+        urdf_path = declare(
+            node, 'urdf_path', '',
+            'URDF file path or package://<package>/<path> URL, used when robot_description '
+            'is empty (else the robot_description topic, transient local); setting it at '
+            'runtime loads that file, refused if it does not load')
         if description:
             self._load(description, 'parameter robot_description')
         elif urdf_path:
-            try:
-                with open(resolve_package_url(urdf_path), encoding='utf-8') as stream:
-                    self._load(stream.read(), f'urdf_path {urdf_path}')
-            except (OSError, UnicodeDecodeError) as error:
-                self._fail(f'urdf_path {urdf_path!r}: {error}')
+            self._load_path(urdf_path)
         else:
             node.create_subscription(String, 'robot_description', self._on_description,
                                      DESCRIPTION_QOS)
             self.error = 'waiting for a URDF on the robot_description topic'
             node.get_logger().info(self.error)
+        node.add_on_set_parameters_callback(self._on_parameters)
 
     def _on_description(self, message: String) -> None:
-        self._load(message.data, 'topic robot_description')
+        try:
+            self._load(message.data, 'topic robot_description')
+        except Interrupted:
+            self._node.get_logger().info('model loading abandoned: the node is stopping')
+
+    def _on_parameters(self, parameters) -> SetParametersResult:
+        for parameter in parameters:
+            if parameter.name not in ('robot_description', 'urdf_path'):
+                continue
+            value = parameter.value
+            if not isinstance(value, str) or not value:
+                return SetParametersResult(
+                    successful=False, reason=f'{parameter.name}: give a URDF '
+                    f'{"text" if parameter.name == "robot_description" else "path"}; the '
+                    'current model stays loaded')
+            loaded = (self._load(value, 'parameter robot_description')
+                      if parameter.name == 'robot_description' else self._load_path(value))
+            if not loaded:
+                return SetParametersResult(successful=False, reason=self.error)
+        return SetParametersResult(successful=True)
 
     def _fail(self, reason: str) -> None:
         self.error = reason
         kept = 'keeping the previous model' if self.model is not None else 'no model loaded'
         self._node.get_logger().error(f'cannot load the robot model: {reason} ({kept})')
 
-    def _load(self, xml: str, source: str) -> None:
+    def _load_path(self, urdf_path: str) -> bool:
         try:
-            model = RobotModel.from_urdf_string(xml)
-        except ValueError as error:
+            with open(resolve_package_url(urdf_path), encoding='utf-8') as stream:
+                xml = stream.read()
+        except (OSError, UnicodeDecodeError) as error:
+            self._fail(f'urdf_path {urdf_path!r}: {error}')
+            return False
+        return self._load(xml, f'urdf_path {urdf_path}')
+
+    def _load(self, xml: str, source: str) -> bool:
+        """
+        Load, compile and publish a new model; return False (logged) if it fails.
+
+        Any exception while loading keeps the previous model: a published
+        description must never end a node. A stop signal abandons the load
+        (``Interrupted`` propagates).
+        """
+        try:
+            with interruptible():
+                model = RobotModel.from_urdf_string(xml)
+                model.warm_up()   # compile before serving: the first request must not wait
+        except ValueError as error:   # URDFError and the core's checks
             self._fail(f'{source}: {error}')
-            return
-        model.warm_up()   # compile before serving: the first request must not wait for it
+            return False
+        except Exception as error:  # noqa: B902 - a description must never end the node
+            self._node.get_logger().debug(traceback.format_exc())
+            self._fail(f'{source}: {type(error).__name__}: {error}')
+            return False
+        if self._on_change is not None:
+            try:
+                self._on_change(model)
+            except Exception as error:  # noqa: B902 - the node keeps its previous model
+                self._node.get_logger().error(traceback.format_exc())
+                self._fail(f'{source}: the node cannot use {model.name!r}: '
+                           f'{type(error).__name__}: {error}')
+                return False
         with self._lock:
             self.model, self.source, self.error = model, source, ''
         self._node.get_logger().info(
             f'loaded {model.name!r} from {source}: {model.dof} joints, '
             f'{len(model.link_names)} links')
-        if self._on_change is not None:
-            self._on_change(model)
+        return True
 
     def require(self) -> RobotModel:
         """Return the current model, or raise RuntimeError saying why there is none."""
@@ -112,28 +169,85 @@ class ModelSource:
         return model
 
 
+OVERFLOW = 'the result overflowed (inputs too large?)'
+
+
+def require_finite(**results) -> None:
+    """
+    Raise ValueError naming the first non-finite result (finite inputs whose result overflowed).
+
+    Each keyword is a result's name and its value (a number or an array).
+    """
+    for name, value in results.items():
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f'{OVERFLOW}: {name} is not finite')
+
+
+def non_finite_field(message, path: str = '') -> str:
+    """
+    Return the dotted name of the first non-finite float field of a ROS message, or ''.
+
+    Walks nested messages and sequences of messages, so that no answer with
+    NaN or Inf goes out marked as a success.
+    """
+    fields = getattr(message, 'get_fields_and_field_types', None)
+    for name, kind in (fields() if fields is not None else {}).items():
+        value = getattr(message, name)
+        where = f'{path}{name}'
+        if kind in ('double', 'float'):
+            if not math.isfinite(value):
+                return where
+        elif kind.startswith(('sequence<double', 'sequence<float', 'double[', 'float[')):
+            if len(value) and not np.all(np.isfinite(np.asarray(value, dtype=float))):
+                return where
+        elif hasattr(value, 'get_fields_and_field_types'):
+            found = non_finite_field(value, where + '.')
+            if found:
+                return found
+        elif isinstance(value, list) and value and hasattr(value[0],
+                                                            'get_fields_and_field_types'):
+            for k, item in enumerate(value):
+                found = non_finite_field(item, f'{where}[{k}].')
+                if found:
+                    return found
+    return ''
+
+
 def guarded(callback: Callable) -> Callable:
     """
     Wrap a service callback so that every failure becomes ``success: false``.
 
     ValueError and RuntimeError are the caller's fault or the node's state and
     give their message; anything else is a bug and is logged with its
-    traceback, and the node keeps serving.
+    traceback, and the node keeps serving. A response holding a non-finite
+    number (finite inputs so large that the result overflowed) is a failure
+    too: a client must never receive NaN or Inf with ``success: true``.
     """
     @functools.wraps(callback)
     def wrapper(self, request, response):
         try:
             response = callback(self, request, response)
+            field = non_finite_field(response)
+            if field:
+                raise ValueError(f'{OVERFLOW}: {field} is not finite')
             response.success = True
         except (ValueError, RuntimeError) as error:
-            response.success = False
-            response.message = str(error)
+            response = _failure(response, str(error))
         except Exception as error:  # noqa: B902 - a service must answer whatever happens
             self.get_logger().error(f'{callback.__name__} failed: {traceback.format_exc()}')
-            response.success = False
-            response.message = f'internal error: {type(error).__name__}: {error}'
+            response = _failure(response, f'internal error: {type(error).__name__}: {error}')
         return response
     return wrapper
+
+
+def _failure(response, message: str):
+    """Return a fresh response (no partial results) with ``success: false`` and ``message``."""
+    try:
+        response = type(response)()
+    except TypeError:   # not a generated message type: keep the object
+        pass
+    response.success, response.message = False, message
+    return response
 
 
 def doubles(values: np.ndarray) -> array.array:
@@ -228,45 +342,3 @@ def diagnostics_message(node: Node, models: ModelSource, what: str, values: dict
     array = DiagnosticArray(status=[status])
     array.header.stamp = node.get_clock().now().to_msg()
     return array
-
-
-def spin(node: Node, threads: int = 1) -> None:
-    """Spin ``node`` until shutdown; exit cleanly on SIGINT or SIGTERM (see ROS_ENV.md)."""
-    # Per callback, rclpy's SingleThreadedExecutor costs a third of the multi-threaded one
-    # (ROS_ENV.md: 0.26 vs 0.85 ms service round trips), and the EventsExecutor (rclpy's
-    # C++ event queue, rclpy.experimental) less again (benchmarks/RESULTS.md); the
-    # environment variable ROS_DYNAMICS_EXECUTOR=single falls back to the former.
-    if threads > 1:
-        executor = MultiThreadedExecutor(num_threads=threads)
-    elif os.environ.get('ROS_DYNAMICS_EXECUTOR', 'events') == 'single':
-        executor = SingleThreadedExecutor()
-    else:
-        executor = EventsExecutor()
-    executor.add_node(node)
-    try:
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except RuntimeError as error:
-        # RCLError (a RuntimeError; rclpy.exceptions has no RCLError), or pybind11's
-        # RuntimeError wrapping the signal that interrupted a take: expected while shutting down
-        if rclpy.ok() and not isinstance(error.__context__, KeyboardInterrupt):
-            raise
-    finally:
-        executor.shutdown(timeout_sec=1.0)
-        node.destroy_node()
-        rclpy.try_shutdown()
-
-
-def main_for(node_class: type) -> Callable:
-    """Return a console-script ``main`` that runs ``node_class``."""
-    def main(args=None) -> None:
-        rclpy.init(args=args)
-        try:
-            node = node_class()
-        except Exception:
-            rclpy.try_shutdown()
-            raise
-        spin(node)
-    return main

@@ -15,7 +15,7 @@
 """
 Inverse-dynamics node: dynamics services and a feedforward torque stream.
 
-Services (``ros_dynamics_interfaces``):
+Services (``ros_dynamics/srv``):
 
 * ``~/inverse_dynamics``: a JointState (+ accelerations, wrenches) to efforts,
   and on request g(q), C qd + g, M(q) and C(q, qd);
@@ -55,11 +55,11 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
+from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
-                                       matrix_message, ModelSource, Timing)
+                                       matrix_message, ModelSource, OVERFLOW, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
-from ros_dynamics_interfaces.msg import JointActuatorReport, LimitViolation
-from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
+from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -131,6 +131,7 @@ class InverseDynamicsNode(Node):
         self._service_timing = Timing()
         self._published = 0
         self._skipped_stale = 0
+        self._skipped_overflow = 0
         problem = self._check(self._mode, self._timeout)
         if problem:
             raise ValueError(problem)
@@ -163,7 +164,7 @@ class InverseDynamicsNode(Node):
     def _configure(self, model, joints, kp, kd) -> None:
         try:
             feedforward = Feedforward(model, joints, kp, kd)
-        except ValueError as error:
+        except Exception as error:  # noqa: B902 - a new model must never end the node
             self._stream_error = str(error)
             self.get_logger().error(f'feedforward stream disabled: {error}')
             feedforward = None
@@ -264,6 +265,10 @@ class InverseDynamicsNode(Node):
             return
         tau = self._torque(feedforward)
         if tau is None:
+            return
+        if not math.isfinite(tau.sum()):   # finite inputs whose torque overflowed
+            self._skipped_overflow += 1
+            self.get_logger().warning(f'no command: {OVERFLOW}', throttle_duration_sec=5.0)
             return
         if self._clamp:
             limit = feedforward.model.effort_limit
@@ -370,7 +375,8 @@ class InverseDynamicsNode(Node):
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:
         values = {'mode': self._mode, 'published': self._published,
-                  'skipped_stale': self._skipped_stale}
+                  'skipped_stale': self._skipped_stale,
+                  'skipped_overflow': self._skipped_overflow}
         values.update({f'stream_{k}': v for k, v in self._timing.summary().items()})
         values.update({f'service_{k}': v for k, v in self._service_timing.summary().items()})
         self._diagnostics.publish(diagnostics_message(self, self._models, 'dynamics', values,

@@ -32,9 +32,9 @@ from geometry_msgs.msg import Pose
 import numpy as np
 from rclpy.node import Node
 from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
-                                       ModelSource, Timing)
+                                       ModelSource, require_finite, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
-from ros_dynamics_interfaces.srv import OperationalSpace
+from ros_dynamics.srv import OperationalSpace
 from scipy.spatial.transform import Rotation
 
 
@@ -79,6 +79,8 @@ class OperationalSpaceNode(Node):
             q, qd, request.link, frame=request.frame or 'world_aligned', axes=axes,
             reference_link=request.reference_link or None,
             singular_threshold=self._threshold, damping=self._damping)
+        require_finite(pose=space.pose, jacobian_dot_qd=space.jdot_qd, task_inertia=space.Lambda,
+                       mu=space.mu, p=space.p)
         rows = list(space.axes)
         response.joint_names = list(model.joint_names)
         response.pose = pose_message(space.pose)
@@ -99,6 +101,7 @@ class OperationalSpaceNode(Node):
             force = np.array([f.x, f.y, f.z, t.x, t.y, t.z])[rows]
         elif request.has_acceleration:
             force = space.task_force(list(request.acceleration))
+            require_finite(**{'the task force Lambda a + mu + p': force})
         if force is not None:
             tau0 = vectors.vector(list(request.null_space_joint_names),
                                   request.null_space_torque, 'null_space_torque', default=0.0)

@@ -44,8 +44,8 @@ initial state is ``initial_positions.<joint>`` (rad or m; default 0 clamped
 into the joint limits) with zero velocity.
 
 Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``),
-``~/step`` (``ros_dynamics_interfaces/SimStep``, only while paused),
-``~/set_state`` (``ros_dynamics_interfaces/SetJointState``).
+``~/step`` (``ros_dynamics/srv/SimStep``, only while paused),
+``~/set_state`` (``ros_dynamics/srv/SetJointState``).
 
 Closed chains: ``loops`` names a loop-closure YAML (a path or
 ``package://ros_dynamics/config/delta_loops.yaml``; see ros_dynamics.closed_chain)
@@ -85,7 +85,7 @@ from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
-from ros_dynamics_interfaces.srv import SetJointState, SimStep
+from ros_dynamics.srv import SetJointState, SimStep
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -248,7 +248,7 @@ class SimulatorNode(Node):
                                   friction_velocity=self._friction_velocity,
                                   energy_tolerance=self._energy_tolerance or None,
                                   closures=closures, baumgarte=self._baumgarte)
-        except (OSError, ValueError) as error:
+        except Exception as error:  # noqa: B902 - a new model must never end the node
             kept = ('keeping the previous simulation' if self._sim is not None
                     else 'nothing to simulate')
             self._model_error = f'cannot simulate {model.name!r}: {error}'
@@ -682,8 +682,9 @@ class SimulatorNode(Node):
         """Stop the physics thread before the node goes away."""
         self._stop.set()
         self._wake.set()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout=5.0)
+        thread = getattr(self, '_thread', None)   # None: stopped while being built
+        if thread is not None and thread.is_alive() and threading.current_thread() is not thread:
+            thread.join(timeout=5.0)
         super().destroy_node()
 
 

@@ -1,0 +1,184 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Benchmark the 1 kHz feedforward stream against the cheapest rclpy node that answers it.
+
+Not a test: run it with ``make bench`` or by hand::
+
+    scripts/with_ros.sh python benchmarks/bench_stream.py --seconds 60 --load 1
+
+A driver (this process) publishes ``sensor_msgs/JointState`` of the Panda arm
+on a 1 ms timer and listens for ``std_msgs/Float64MultiArray`` answers. Two
+answering processes take turns, each for ``--seconds``:
+
+* **floor**: a relay that does no work: a raw subscription (serialised
+  bytes), best effort, keep last 1, answering every message with the same
+  pre-serialised command, spun by rclpy's EventsExecutor with ``spin_once``
+  in a loop. Nothing that answers through rclpy and Fast DDS costs less.
+* **ours**: ``inverse_dynamics_node`` in ``gravity_compensation`` mode.
+
+For each: states sent, commands received, loss, latency from publication to
+the arrival of the answer (each answer matched to the newest state sent
+before it, so keep-last semantics are measured as a user sees them:
+p50/p99/p99.9/max), and the answering process's CPU time per message
+(user + system, from /proc through psutil). The line that matters is
+``ours / floor`` CPU per message. ``--load N`` runs N CPU-bound processes
+beside the benchmark (a robot computer with perception and planning on it).
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test'))
+
+import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
+import numpy as np  # noqa: E402
+import psutil  # noqa: E402
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+URDF = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+JOINTS = [f'panda_joint{k}' for k in range(1, 8)]
+RELAY = """
+import numpy as np
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.experimental import EventsExecutor
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from rclpy.serialization import serialize_message
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+rclpy.init()
+node = Node('floor_relay')
+command = serialize_message(Float64MultiArray(data=[0.0] * 7))
+publisher = node.create_publisher(Float64MultiArray, 'commands', 10)
+node.create_subscription(JointState, 'joint_states', lambda data: publisher.publish(command),
+                         qos_profile_sensor_data, raw=True)
+executor = EventsExecutor()
+executor.add_node(node)
+try:
+    while rclpy.ok():
+        executor.spin_once(timeout_sec=0.1)
+except (KeyboardInterrupt, ExternalShutdownException):
+    pass
+"""
+
+
+def measure(ros: RosClient, pid: int, seconds: float) -> dict:
+    """Drive the stream for ``seconds`` at 1 kHz; return the counts, latencies and CPU."""
+    node = ros.node
+    # reliable, keep last 1: matches best-effort and reliable subscriptions alike
+    publisher = node.create_publisher(JointState, 'joint_states', 1)
+    sent, received = [], []
+    subscription = node.create_subscription(
+        Float64MultiArray, 'commands', lambda m: received.append(time.perf_counter()), 100)
+    wait_for(lambda: publisher.get_subscription_count() > 0, what='the answering process')
+    message = JointState(name=JOINTS, position=[0.1, -0.4, 0.1, -2.0, 0.2, 1.6, 0.3],
+                         velocity=[0.0] * 7)
+    # warm up until answers flow, then count from zero
+    deadline = time.monotonic() + 30.0
+    while not received and time.monotonic() < deadline:
+        message.header.stamp = node.get_clock().now().to_msg()
+        publisher.publish(message)
+        time.sleep(0.01)
+    time.sleep(0.2)
+    sent.clear()
+    received.clear()
+    process = psutil.Process(pid)
+    cpu_start = sum(process.cpu_times()[:2])
+    count = int(seconds * 1000)
+
+    def tick():
+        if len(sent) < count:
+            message.header.stamp = node.get_clock().now().to_msg()
+            sent.append(time.perf_counter())
+            publisher.publish(message)
+    timer = node.create_timer(0.001, tick)
+    wall_start = time.perf_counter()
+    wait_for(lambda: len(sent) >= count, timeout=seconds * 3 + 30, what='the states sent')
+    wall = time.perf_counter() - wall_start
+    node.destroy_timer(timer)
+    time.sleep(0.5)   # the last answers
+    cpu = sum(process.cpu_times()[:2]) - cpu_start
+    node.destroy_subscription(subscription)
+    node.destroy_publisher(publisher)
+    sent_times, answers = np.array(sent), np.array(received)
+    newest = np.searchsorted(sent_times, answers, side='right') - 1
+    latency = (answers - sent_times[np.maximum(newest, 0)])[newest >= 0] * 1e3
+    return {'sent': len(sent_times), 'received': len(answers), 'wall': wall, 'cpu': cpu,
+            'latency': latency}
+
+
+def report(label: str, result: dict) -> None:
+    """Print one answering process's figures."""
+    latency = result['latency']
+    loss = 1.0 - min(result['received'], result['sent']) / result['sent']
+    p = (np.percentile(latency, [50, 99, 99.9]) if latency.size else [float('nan')] * 3)
+    print(f'{label:6s} sent {result["sent"]:6d}  answered {result["received"]:6d}  '
+          f'loss {100 * loss:5.2f} %  rate {result["sent"] / result["wall"]:6.1f} Hz  '
+          f'latency p50 {p[0]:.3f}  p99 {p[1]:.3f}  p99.9 {p[2]:.3f}  '
+          f'max {latency.max() if latency.size else float("nan"):.3f} ms  '
+          f'CPU {1e6 * result["cpu"] / max(result["received"], 1):6.1f} us/message')
+
+
+def main() -> None:
+    """Run the floor relay and the node in turn and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--seconds', type=float, default=60.0, help='per answering process')
+    parser.add_argument('--load', type=int, default=0,
+                        help='CPU-bound processes to run beside the benchmark')
+    parser.add_argument('--rounds', type=int, default=1,
+                        help='alternate floor and ours this many times')
+    args = parser.parse_args()
+    hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+            for _ in range(args.load)]
+    namespace = unique_namespace()
+    results = {'floor': [], 'ours': []}
+    try:
+        with RosClient(namespace, threads=1) as ros:
+            for _ in range(args.rounds):
+                relay = subprocess.Popen([sys.executable, '-c', RELAY, '--ros-args', '-r',
+                                          f'__ns:={namespace}'], start_new_session=True)
+                try:
+                    results['floor'].append(measure(ros, relay.pid, args.seconds))
+                finally:
+                    relay.terminate()
+                    relay.wait(10)
+                with NodeProcess('inverse_dynamics_node', namespace,
+                                 {'urdf_path': URDF, 'state_timeout': 1.0}) as node:
+                    results['ours'].append(measure(ros, node.process.pid, args.seconds))
+    finally:
+        for hog in hogs:
+            hog.kill()
+    print(f'1 kHz feedforward stream, Panda gravity compensation, '
+          f'{time.strftime("%Y-%m-%d %H:%M")} UTC, {args.seconds:.0f} s each, '
+          f'{args.load} CPU-bound processes beside, '
+          f'load average {os.getloadavg()[0]:.2f}')
+    for label in ('floor', 'ours'):
+        for result in results[label]:
+            report(label, result)
+    floor = np.mean([r['cpu'] / max(r['received'], 1) for r in results['floor']])
+    ours = np.mean([r['cpu'] / max(r['received'], 1) for r in results['ours']])
+    print(f'CPU per message, ours / floor: {ours / floor:.2f}')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,88 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``ros-dynamics``: the command line for offline jobs on a URDF (ROS-free).
+
+One module per subcommand, listed in SUBCOMMANDS; each defines ``NAME``,
+``HELP``, ``add_arguments(parser)`` and ``run(args) -> int`` (its docstring
+is the subcommand's ``--help`` description). Adding a subcommand is adding a
+module and its name here.
+
+Exit status: 0 success; 1 an input file or the environment is wrong (one line
+``ros-dynamics: error: ...`` on stderr, no traceback); 2 a usage error
+(argparse); 3 ``torques --strict`` found a limit exceeded; 130 interrupted.
+"""
+
+import argparse
+import importlib
+from importlib import metadata
+import os
+import sys
+from typing import Optional, Sequence
+
+from ros_dynamics.cli.common import CLIError, PROGRAM
+
+SUBCOMMANDS = ('info', 'torques', 'simulate')
+
+
+def version() -> str:
+    """Return the installed distribution's version, or a note when running from a source tree."""
+    try:
+        return metadata.version('ros_dynamics')
+    except metadata.PackageNotFoundError:
+        return 'unknown (not installed: running from a source tree)'
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``ros-dynamics`` with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM, description='Rigid-body dynamics of a URDF robot from the command line: '
+        'describe it, size its actuators along a trajectory, simulate it.',
+        epilog=f'Run {PROGRAM} COMMAND --help for the options of a command.')
+    parser.add_argument('--version', action='version', version=f'%(prog)s {version()}')
+    shared = argparse.ArgumentParser(add_help=False)   # options of every subcommand
+    shared.add_argument('--no-progress', dest='progress', action='store_false',
+                        help='never show progress bars (they only appear on a terminal, '
+                             'after a second)')
+    commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f'ros_dynamics.cli.{name}')
+        sub = commands.add_parser(module.NAME, help=module.HELP, parents=[shared],
+                                  description=module.__doc__.replace('``', ''),
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run ``ros-dynamics`` with ``argv`` (default: the process arguments); return the status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.run(args)
+        sys.stdout.flush()   # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:   # piped into head: the reader is gone, nothing to report
+        # the interpreter flushes stdout again at exit: point it at /dev/null first
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (CLIError, ValueError, OSError) as error:   # the core's input errors are ValueError
+        message = ' '.join(str(error).split()) or type(error).__name__
+        print(f'{PROGRAM}: error: {message}', file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f'{PROGRAM}: interrupted', file=sys.stderr)
+        return 130

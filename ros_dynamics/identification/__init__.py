@@ -1,0 +1,34 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+System identification of a robot's dynamic parameters from recorded motion (ROS-free).
+
+The joint torque regressor (``regressor``), base parameters, excitation
+trajectories, least-squares identification with physical consistency, payload
+estimation and reading ``/joint_states`` from ROS 2 bags.
+"""
+
+from ros_dynamics.identification.bags import JointStateRecording, read_joint_states
+from ros_dynamics.identification.base import base_parameters, BaseParameters
+from ros_dynamics.identification.excitation import excitation_trajectory, ExcitationTrajectory
+from ros_dynamics.identification.identify import IdentificationResult, identify
+from ros_dynamics.identification.payload import estimate_payload, PayloadEstimate
+from ros_dynamics.identification.physical import is_physically_consistent, pseudo_inertia
+from ros_dynamics.identification.regressor import joint_torque_regressor, PARAMETER_NAMES
+
+__all__ = ['base_parameters', 'BaseParameters', 'estimate_payload', 'excitation_trajectory',
+           'ExcitationTrajectory', 'identify', 'IdentificationResult', 'is_physically_consistent',
+           'joint_torque_regressor', 'JointStateRecording', 'PARAMETER_NAMES', 'PayloadEstimate',
+           'pseudo_inertia', 'read_joint_states']

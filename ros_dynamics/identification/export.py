@@ -1,0 +1,113 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Writing identified parameters where ROS users keep them: a URDF and an actuator YAML.
+
+URDF ``<inertial>`` holds a link's mass, its centre of mass (``origin xyz``)
+and its inertia about the centre of mass in the axes of ``origin rpy``. A
+body's identified parameters (about the body origin, body axes: Pinocchio's
+convention) become: c = h / m, I_c = I - m (|c|^2 1 - c c^T), written with
+rpy = 0 on the link that carries the body (``RobotModel.body_names``). Links
+merged into that body through fixed joints lose their ``<inertial>``: the
+data determine only the sum, which now sits on the carrying link (the
+dynamics are the same).
+"""
+
+import os
+from typing import Optional
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+import yaml
+
+
+def inertial_of(parameters: np.ndarray) -> tuple:
+    """Return (mass, com (3,), inertia about the com (3, 3)) of one body's 10 parameters."""
+    m, h = float(parameters[0]), np.asarray(parameters[1:4], dtype=float)
+    ixx, ixy, iyy, ixz, iyz, izz = parameters[4:10]
+    inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
+    if m <= 0.0:
+        return 0.0, np.zeros(3), inertia
+    c = h / m
+    return m, c, inertia - m * (np.dot(c, c) * np.eye(3) - np.outer(c, c))
+
+
+def urdf_with_parameters(urdf: str, robot, parameters: np.ndarray) -> str:
+    """
+    Return the URDF ``urdf`` (text, or a path to a file) with ``parameters`` (nb, 10) written in.
+
+    Raises ValueError if the URDF is not the robot's (a body's link is missing).
+    """
+    if '<' not in urdf and os.path.exists(urdf):
+        with open(urdf) as stream:
+            urdf = stream.read()
+    try:
+        root = ElementTree.fromstring(urdf)
+    except ElementTree.ParseError as error:
+        raise ValueError(f'urdf: not valid XML ({error})') from None
+    links = {link.get('name'): link for link in root.findall('link')}
+    carriers = dict(zip(robot.body_names, parameters))
+    for name in robot.link_names:
+        link = links.get(name)
+        if link is None:
+            raise ValueError(f'urdf: link {name!r} of robot {robot.name!r} is missing; pass '
+                             'the URDF the model was built from')
+        body = robot._arrays.link_body[name]
+        if body < 0:
+            continue   # the fixed root's inertia never moves: kept as it is
+        for inertial in link.findall('inertial'):
+            link.remove(inertial)
+        if name not in carriers:
+            continue
+        mass, com, inertia = inertial_of(carriers[name])
+        inertial = ElementTree.Element('inertial')
+        ElementTree.SubElement(inertial, 'origin', xyz=' '.join(repr(float(x)) for x in com),
+                               rpy='0 0 0')
+        ElementTree.SubElement(inertial, 'mass', value=repr(mass))
+        ElementTree.SubElement(inertial, 'inertia', **{
+            key: repr(float(inertia[a, b])) for key, (a, b) in
+            (('ixx', (0, 0)), ('ixy', (0, 1)), ('ixz', (0, 2)), ('iyy', (1, 1)),
+             ('iyz', (1, 2)), ('izz', (2, 2)))})
+        inertial.tail = link.text
+        link.insert(0, inertial)
+    return ElementTree.tostring(root, encoding='unicode')
+
+
+def actuators_yaml(joint_names: tuple, friction: Optional[np.ndarray],
+                   armature: Optional[np.ndarray], friction_velocity: float,
+                   path: Optional[str] = None) -> str:
+    """
+    Return the actuator-parameters YAML of identified friction and armature.
+
+    One mapping per joint: ``viscous`` (N m s/rad), ``coulomb`` (N m),
+    ``offset`` (N m), ``armature`` (kg m^2, joint side) as estimated, and
+    ``coulomb_velocity``: the smooth-sign scale (rad/s) the Coulomb value
+    was fitted with. Written to ``path`` too when given.
+    """
+    joints = {}
+    for k, name in enumerate(joint_names):
+        entry = {}
+        if friction is not None:
+            entry.update(viscous=float(friction[k, 0]), coulomb=float(friction[k, 1]),
+                         offset=float(friction[k, 2]),
+                         coulomb_velocity=float(friction_velocity))
+        if armature is not None:
+            entry['armature'] = float(armature[k])
+        joints[name] = entry
+    text = yaml.safe_dump(joints, sort_keys=False)
+    if path is not None:
+        with open(path, 'w') as stream:
+            stream.write(text)
+    return text

@@ -1,0 +1,168 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Payload estimation: the inertia of an unknown rigid load on a link, from joint torques.
+
+A load rigidly attached to ``link`` adds its ten inertial parameters phi_L
+(link frame) to the body that carries the link, phi_B = T phi_L with T the
+linear map of moving a spatial inertia from the link frame into the body
+frame (Featherstone 2008, eq. 2.66). The torques the known model does not
+explain are then tau - ID(q, qd, qdd) = Y_B(q, qd, qdd) T phi_L: Y_B the
+body's ten regressor columns (``regressor``). Held still (qd = qdd = 0) only
+gravity acts and only the mass and first moment (m, m c) reach the torques:
+static poses give mass and centre of mass; a dynamic run gives all ten.
+Linear least squares, with the covariance sigma^2 (A^T A)^-1 from the residual
+for the uncertainties (Khalil and Dombre 2002, sec. 12.5; Kubus, Kroger and
+Wahl, "On-line estimation of inertial parameters using a recursive total
+least-squares approach", IROS 2008, for the same model with a wrist sensor).
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from ros_dynamics.identification._blas import single_threaded_blas
+from ros_dynamics.identification.export import inertial_of
+from ros_dynamics.identification.physical import is_physically_consistent, PSEUDO_INERTIA_BASIS
+from ros_dynamics.identification.signals import as_signal
+
+
+@dataclass
+class PayloadEstimate:
+    """
+    An estimated payload: mass (kg), com (3,) in the link frame (m), inertia (3, 3).
+
+    inertia is about the centre of mass in link axes (kg m^2), None from
+    static poses. mass_std, com_std (3,): one standard deviation.
+    parameters: the ten parameters in the link frame (Pinocchio's order;
+    the last six zero from static poses). residual_rms: (dof,) N m.
+    """
+
+    link: str
+    mass: float
+    com: np.ndarray
+    inertia: Optional[np.ndarray]
+    mass_std: float
+    com_std: np.ndarray
+    parameters: np.ndarray
+    residual_rms: np.ndarray
+    static: bool
+
+
+def link_to_body_map(rotation: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """
+    Return T (10, 10): body-frame parameters = T @ link-frame parameters.
+
+    The link frame's origin is ``position`` and its axes ``rotation`` (columns)
+    in the body frame. h_B = R h + m p; I_B = R I R^T - (p h'^T + h' p^T -
+    2 (p . h') 1) - m (p p^T - |p|^2 1), h' = R h (eq. 2.66 written out, as
+    spatial.rigid_inertia_to_parent).
+    """
+    out = np.empty((10, 10))
+    for k in range(10):
+        phi = np.zeros(10)
+        phi[k] = 1.0
+        m, h = phi[0], phi[1:4]
+        i = np.array([[phi[4], phi[5], phi[7]], [phi[5], phi[6], phi[8]],
+                      [phi[7], phi[8], phi[9]]])
+        hr = rotation @ h
+        ir = rotation @ i @ rotation.T
+        pr = np.dot(position, hr)
+        ib = (ir - (np.outer(position, hr) + np.outer(hr, position) - 2.0 * pr * np.eye(3))
+              - m * (np.outer(position, position) - np.dot(position, position) * np.eye(3)))
+        hb = hr + m * position
+        out[:, k] = [m, *hb, ib[0, 0], ib[0, 1], ib[1, 1], ib[0, 2], ib[1, 2], ib[2, 2]]
+    return out
+
+
+def estimate_payload(robot, link: str, q, tau, qd=None, qdd=None, consistent: bool = True
+                     ) -> PayloadEstimate:
+    """
+    Estimate the rigid payload on ``link`` from joint torques the model does not explain.
+
+    q, tau: (N, dof) positions (rad) and measured torques (N m), columns in
+    ``robot.joint_names`` order; ``robot`` is the model without the payload
+    (its friction and armature are not modelled here: hold still, or give
+    torques with friction removed). Without qd and qdd the samples are static
+    poses and only mass and centre of mass are estimated (needs poses that
+    turn the link against gravity: at least 4 independent equations); with
+    them all ten parameters, physically consistent if ``consistent`` (LMI of
+    ``physical``, cvxpy and Clarabel). Returns a ``PayloadEstimate``.
+    """
+    body = robot._body_of(link)
+    if body < 0:
+        raise ValueError(f'link {link!r} is fixed to the root: a payload on it moves no joint')
+    dof = robot.dof
+    q = as_signal(q, 'q', columns=dof)
+    tau = as_signal(tau, 'tau', q.shape[0], dof)
+    static = qd is None and qdd is None
+    if static:
+        qd = qdd = np.zeros(q.shape)
+    elif qd is None or qdd is None:
+        raise ValueError('qd, qdd: give both (a dynamic run) or neither (static poses)')
+    else:
+        qd = as_signal(qd, 'qd', q.shape[0], dof)
+        qdd = as_signal(qdd, 'qdd', q.shape[0], dof)
+    for name, value in (('q', q), ('tau', tau), ('qd', qd), ('qdd', qdd)):
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f'{name}: contains NaN or Inf; drop those samples')
+    offset = robot._arrays.link_offset[link][0]
+    transform = link_to_body_map(offset[:9].reshape(3, 3), offset[9:12])
+    y = robot.regressor(q, qd, qdd)[:, :, 10 * body:10 * body + 10] @ transform
+    residual_torque = tau - robot.inverse_dynamics(q, qd, qdd)
+    columns = 4 if static else 10
+    a = y[:, :, :columns].reshape(-1, columns)
+    b = residual_torque.ravel()
+    with single_threaded_blas():
+        singular = np.linalg.svd(a, compute_uv=False)
+        if singular[-1] <= 1e-9 * singular[0]:
+            raise ValueError(f'the {q.shape[0]} samples do not determine the payload '
+                             f'({"mass and centre of mass" if static else "ten parameters"}):'
+                             ' use more varied poses (turn the link against gravity)')
+        phi, *_ = np.linalg.lstsq(a, b, rcond=None)
+        fit = b - a @ phi
+        variance = float(np.sum(fit ** 2) / max(1, a.shape[0] - columns))
+        covariance = variance * np.linalg.inv(a.T @ a)
+    if not static and consistent and not is_physically_consistent(phi):
+        phi = _consistent_fit(a, b)
+    parameters = np.zeros(10)
+    parameters[:columns] = phi
+    mass, com, inertia = inertial_of(parameters)
+    if mass <= 0.0:
+        raise ValueError(f'the estimated payload mass is {mass:.4g} kg: the torques show no '
+                         'load on this link (or the model already includes it)')
+    # c = h / m: first-order propagation of the covariance of (m, h)
+    jacobian = np.zeros((4, 4))
+    jacobian[0, 0] = 1.0
+    jacobian[1:, 0] = -phi[1:4] / mass ** 2
+    jacobian[1:, 1:] = np.eye(3) / mass
+    std = np.sqrt(np.diag(jacobian @ covariance[:4, :4] @ jacobian.T))
+    residual = (b - a @ phi).reshape(-1, dof)
+    return PayloadEstimate(link, mass, com, None if static else inertia, float(std[0]), std[1:],
+                           parameters, np.sqrt(np.mean(residual ** 2, axis=0)), static)
+
+
+def _consistent_fit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return the least-squares parameters with a positive semi-definite pseudo-inertia."""
+    import cvxpy as cp
+    phi = cp.Variable(10)
+    pseudo = cp.Variable((4, 4), PSD=True)
+    scale = float(np.linalg.norm(b)) or 1.0
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(a @ phi - b) / scale ** 2),
+                         [pseudo == sum(phi[k] * PSEUDO_INERTIA_BASIS[k] for k in range(10))])
+    problem.solve(solver=cp.CLARABEL)
+    if phi.value is None:
+        raise RuntimeError(f'the consistent payload fit ended {problem.status!r}')
+    return np.asarray(phi.value)

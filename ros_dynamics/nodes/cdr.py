@@ -1,0 +1,157 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The two messages of the 1 kHz stream as bytes: JointState in, Float64MultiArray out.
+
+A raw subscription hands the callback the serialised message, and a publisher
+sends bytes as they are; both skip rclpy's conversion to and from Python
+message objects, which costs more than the dynamics (about 20 us per
+JointState of 7 joints on this project's machines). The layout is the OMG
+XCDR1 encoding that rmw implementations use for ROS 2 messages: a 4-byte
+encapsulation header (``00 01`` little endian, ``00 00`` big endian), then the
+fields in order, each primitive aligned to its size counted from the end of
+the header, sequences and strings as a uint32 count followed by the elements
+(strings: the bytes and a NUL, the count including the NUL).
+
+Both codecs check themselves against rclpy's own serialiser when they are
+built (``layout_ok``); the nodes fall back to message objects when a check
+fails, so a future encoding change costs speed, never correctness.
+"""
+
+import struct
+from typing import Callable, Optional, Tuple
+
+import numpy as np
+from rclpy.serialization import deserialize_message, serialize_message
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+_HEADER_LE = b'\x00\x01\x00\x00'
+_U32 = struct.Struct('<I')
+_STAMP = struct.Struct('<iI')
+
+
+def _align(offset: int, size: int) -> int:
+    """Return ``offset`` rounded up to a multiple of ``size`` (offsets after the header)."""
+    return (offset + size - 1) // size * size
+
+
+class JointStateView:
+    """
+    Decode the fields a dynamics stream uses from a serialised ``sensor_msgs/JointState``.
+
+    ``decode(data)`` returns ``(stamp_ns, names, position, velocity)``: the
+    header stamp in integer nanoseconds, the joint names as a tuple (the same
+    tuple object as long as the names do not change, so a caller can key an
+    index map on it), and position and velocity as read-only float64 views
+    into ``data`` of shape (len(names),) or (0,) when absent. Names are parsed
+    only when their bytes differ from the previous message's.
+    Raises ValueError for bytes that are not a little-endian JointState.
+    """
+
+    def __init__(self) -> None:
+        """Start with no cached names."""
+        self._names_bytes = b''
+        self._names: tuple = ()
+
+    def decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray]:
+        """Return (stamp_ns, names, position (n,), velocity (n,) or (0,)) of one message."""
+        if len(data) < 24 or data[:4] != _HEADER_LE:
+            raise ValueError('joint_states: not a little-endian CDR JointState')
+        try:
+            return self._decode(data)
+        except (struct.error, UnicodeDecodeError, IndexError) as error:
+            raise ValueError(f'joint_states: malformed message ({error})') from None
+
+    def _decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray]:
+        body = memoryview(data)[4:]
+        sec, nanosec = _STAMP.unpack_from(body, 0)
+        frame_length = _U32.unpack_from(body, 8)[0]
+        start = _align(12 + frame_length, 4)
+        cached = self._names_bytes
+        if cached and body[start:start + len(cached)] == cached:
+            offset = start + len(cached)   # the block holds its lengths: same bytes, same names
+        else:   # new names, or the same names with other padding bytes (CDR leaves them open)
+            names, offset = self._parse_names(body, start)
+            if names != self._names:
+                self._names = names
+            self._names_bytes = bytes(body[start:offset])
+        position, offset = self._doubles(body, offset)
+        velocity, _ = self._doubles(body, offset)
+        return sec * 1_000_000_000 + nanosec, self._names, position, velocity
+
+    @staticmethod
+    def _parse_names(body: memoryview, start: int) -> Tuple[tuple, int]:
+        """Return the names of the sequence at ``start`` and the offset after it."""
+        count = _U32.unpack_from(body, start)[0]
+        names, offset = [], start + 4
+        for _ in range(count):
+            offset = _align(offset, 4)
+            length = _U32.unpack_from(body, offset)[0]
+            if length == 0 or offset + 4 + length > len(body) or body[offset + 3 + length] != 0:
+                raise ValueError('joint_states: malformed name string')
+            names.append(bytes(body[offset + 4:offset + 3 + length]).decode('utf-8'))
+            offset += 4 + length
+        return tuple(names), offset
+
+    @staticmethod
+    def _doubles(body: memoryview, offset: int) -> Tuple[np.ndarray, int]:
+        offset = _align(offset, 4)
+        count = _U32.unpack_from(body, offset)[0]
+        offset += 4
+        if count:
+            offset = _align(offset, 8)
+        end = offset + 8 * count
+        if end > len(body):
+            raise ValueError('joint_states: message shorter than its sequences')
+        return np.frombuffer(body, '<f8', count, offset), end
+
+
+def float64_array_serializer() -> Callable[[np.ndarray], bytes]:
+    """
+    Return ``serialize(values)`` -> a serialised ``std_msgs/Float64MultiArray`` (empty layout).
+
+    values: float64 (n,). The bytes are the header, an empty ``layout.dim``,
+    ``data_offset`` 0, the count, and the doubles aligned to 8.
+    """
+    def serialize(values: np.ndarray) -> bytes:
+        count = values.shape[0]
+        # no dimensions, data_offset 0, the count, 4 bytes aligning the doubles to 8
+        return _HEADER_LE + struct.pack('<IIII', 0, 0, count, 0) + \
+            values.astype('<f8', copy=False).tobytes()
+    return serialize
+
+
+def layout_ok(sample_names: tuple = ('a', 'joint_2', 'long_joint_name_3')) -> bool:
+    """Return whether both codecs agree with rclpy's serialiser on sample messages."""
+    n = len(sample_names)
+    state = JointState(name=list(sample_names), position=[0.5 + k for k in range(n)],
+                       velocity=[-1.25 * k for k in range(n)], effort=[3.0] * n)
+    state.header.stamp.sec, state.header.stamp.nanosec = 1767225600, 999999999
+    state.header.frame_id = 'odd'
+    stamp, names, position, velocity = JointStateView().decode(serialize_message(state))
+    decoded = (stamp == 1767225600 * 1_000_000_000 + 999999999 and names == sample_names
+               and position.tolist() == list(state.position)
+               and velocity.tolist() == list(state.velocity))
+    serialize = float64_array_serializer()
+    encoded = all(  # padding bytes may differ from rclpy's, so compare what a reader decodes
+        list(deserialize_message(serialize(values), Float64MultiArray).data) == values.tolist()
+        for values in (np.array([1.5, -2.0, 1e-300]), np.zeros(0)))
+    return decoded and encoded
+
+
+def joint_state_from_bytes(data: bytes) -> Optional[JointState]:
+    """Return the JointState message of ``data`` through rclpy (the fallback path)."""
+    return deserialize_message(data, JointState)

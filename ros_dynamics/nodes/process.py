@@ -1,0 +1,149 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+How a node process starts, spins and stops: SIGINT and SIGTERM at any moment exit 0.
+
+rclpy's own signal handlers raise ``KeyboardInterrupt`` wherever the main
+thread happens to be (inside an executor's callback, or while pybind11
+converts a callback's argument) and shut the context down under a node that
+is still being built ("failed to create timer: the given context is not
+valid"). So a node process takes over SIGINT and SIGTERM itself, right
+after ``rclpy.init`` (the ``with rclpy.init()`` idiom does the cleanup;
+rclpy's handlers are installed first because the EventsExecutor dispatched
+nothing in a process initialised without them):
+
+* a signal only *requests* the stop (``stop_requested``); the spin loop
+  (``executor.spin_once`` with a 0.1 s timeout, the pattern that held up
+  under load where ``rclpy.spin`` hung) sees it within one timeout, and
+  every callback that was running finishes normally;
+* work that may be abandoned at once -- building the node, and loading and
+  compiling a model (10-30 s on a cold kernel cache) -- runs inside
+  ``interruptible()``: there (and only in the main thread) a signal raises
+  ``Interrupted``, which ``main_for`` and ``ModelSource`` catch.
+"""
+
+import contextlib
+import os
+import signal
+import threading
+from typing import Callable, Iterator
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.experimental import EventsExecutor
+from rclpy.node import Node
+
+_stop = threading.Event()
+_interruptible_depth = 0   # > 0 while the main thread runs work a signal may abandon
+
+
+class Interrupted(BaseException):
+    """
+    A stop signal arrived during work that may be abandoned (building a node, loading a model).
+
+    A BaseException, like KeyboardInterrupt, so that the ``except Exception``
+    guards which keep a node alive do not swallow the stop.
+    """
+
+
+def stop_requested() -> bool:
+    """Return True once SIGINT or SIGTERM arrived (or ``request_stop`` was called)."""
+    return _stop.is_set()
+
+
+def request_stop() -> None:
+    """Ask the spin loop to stop (what a signal does)."""
+    _stop.set()
+
+
+def _on_signal(signum: int, frame) -> None:
+    _stop.set()
+    if _interruptible_depth > 0:   # Python runs signal handlers in the main thread only
+        raise Interrupted(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """
+    Run a block that a stop signal may abandon by raising ``Interrupted`` inside it.
+
+    Only the main thread can be interrupted (Python delivers signals there);
+    in another thread the block runs to its end. Raises ``Interrupted`` at
+    once when the stop was already requested.
+    """
+    global _interruptible_depth
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _stop.is_set():
+        raise Interrupted('stop requested')
+    _interruptible_depth += 1
+    try:
+        yield
+    finally:
+        _interruptible_depth -= 1
+
+
+def install_signal_handlers() -> None:
+    """Make SIGINT and SIGTERM request the stop (see the module docstring)."""
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+
+
+def make_executor():
+    """
+    Return the executor a node spins on.
+
+    Per callback, rclpy's SingleThreadedExecutor costs a third of the
+    multi-threaded one (0.26 vs 0.85 ms service round trips), and the
+    EventsExecutor (rclpy's C++ event queue, rclpy.experimental) less again
+    (benchmarks/RESULTS.md); ``ROS_DYNAMICS_EXECUTOR=single`` selects the former.
+    """
+    if os.environ.get('ROS_DYNAMICS_EXECUTOR', 'events') == 'single':
+        return SingleThreadedExecutor()
+    return EventsExecutor()
+
+
+def spin(node: Node) -> None:
+    """Spin ``node`` until a stop is requested or its context shuts down; destroy it."""
+    executor = make_executor()
+    executor.add_node(node)
+    try:
+        while not _stop.is_set() and node.context.ok():
+            executor.spin_once(timeout_sec=0.1)
+    except ExternalShutdownException:
+        pass
+    except RuntimeError:
+        # RCLError (a RuntimeError) from a context shut down under the executor: expected
+        # when stopping, a bug otherwise
+        if node.context.ok() and not _stop.is_set():
+            raise
+    finally:
+        executor.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+
+
+def main_for(node_class: type) -> Callable:
+    """Return a console-script ``main`` that builds ``node_class`` and spins it until a signal."""
+    def main(args=None) -> None:
+        try:
+            with rclpy.init(args=args):
+                install_signal_handlers()
+                with interruptible():
+                    node = node_class()
+                spin(node)
+        except (Interrupted, ExternalShutdownException):
+            pass   # stopped while starting: nothing to clean up beyond the context
+    return main

@@ -1,0 +1,63 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The same robot in MuJoCo (test and benchmark only): a URDF loaded as our simulator sees it.
+
+MuJoCo reads URDF through its own compiler; for a like-for-like comparison
+with ``Simulator(robot, damping=False, friction=False, limits=False)`` the
+URDF is loaded with its visual and collision geometry removed (no meshes
+needed, nothing for contacts), its ``<dynamics>`` damping and friction
+removed, and a ``<mujoco><compiler>`` element that keeps the URDF inertias
+as given (``inertiafromgeom="false"``; ``balanceinertia`` only touches
+inertias that violate the triangle inequality, which these do not) and
+fuses fixed children into their parents, as our model builder does. The
+options are then set on the compiled model: RK4 at the given step, contact,
+joint limits and equality constraints (MuJoCo's translation of ``<mimic>``)
+disabled. MuJoCo keeps no armature, damping or friction loss by default.
+"""
+
+import re
+
+import mujoco
+import numpy as np
+
+COMPILER = ('<mujoco><compiler balanceinertia="true" discardvisual="true" fusestatic="true" '
+            'inertiafromgeom="false"/></mujoco>')
+
+
+def mujoco_model(urdf_path: str, dt: float = 1e-3) -> mujoco.MjModel:
+    """Return the MuJoCo model of a URDF: bare bodies, RK4 at dt, no contact/limit/equality."""
+    with open(urdf_path) as stream:
+        xml = stream.read()
+    for element in ('visual', 'collision'):
+        xml = re.sub(rf'<{element}\b.*?</{element}>', '', xml, flags=re.S)
+    xml = re.sub(r'<dynamics\b[^>]*/>', '', xml)
+    xml = re.sub(r'(<robot\b[^>]*>)', lambda match: match.group(1) + COMPILER, xml, count=1)
+    model = mujoco.MjModel.from_xml_string(xml)
+    model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    model.opt.timestep = dt
+    model.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_CONTACT
+                               | mujoco.mjtDisableBit.mjDSBL_LIMIT
+                               | mujoco.mjtDisableBit.mjDSBL_EQUALITY)
+    assert not model.dof_armature.any() and not model.dof_damping.any()
+    assert not model.dof_frictionloss.any()
+    return model
+
+
+def coordinate_order(model: mujoco.MjModel, joint_names) -> np.ndarray:
+    """Return MuJoCo's qpos index of each of our coordinates (1-DoF joints only)."""
+    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)]
+    assert model.nq == model.nv == len(names), 'only 1-DoF joints map one to one'
+    return np.array([model.jnt_qposadr[names.index(name)] for name in joint_names])

@@ -1,0 +1,68 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Base parameters: the count the literature reports, Pinocchio's rank, and the identity."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from ros_dynamics import RobotModel
+from ros_dynamics.identification.base import base_parameters, random_states
+
+PANDA = 'urdf/panda_arm.urdf'
+
+
+def test_panda_has_43_base_parameters_like_the_rank_of_pinocchios_regressor():
+    """Gaz et al. (RA-L 2019) report 43 identifiable combinations of the 70."""
+    robot = RobotModel.from_urdf_file(PANDA)
+    base = base_parameters(robot)
+    assert base.count == 43
+    model = pin.buildModelFromUrdf(PANDA)
+    data = model.createData()
+    q, qd, qdd = random_states(robot, 60, np.random.default_rng(2))
+    stacked = np.vstack([pin.computeJointTorqueRegressor(model, data, *state)
+                         for state in zip(q, qd, qdd)])
+    assert np.linalg.matrix_rank(stacked) == 43
+    assert len(base.names) == 43 and len(base.full_names) == 70
+    assert base.projection.shape == (43, 70)
+    assert sorted(base.independent) == list(base.independent)
+
+
+def test_base_regressor_times_base_values_is_the_inverse_dynamics():
+    robot = RobotModel.from_urdf_file(PANDA)
+    base = base_parameters(robot, friction=True)
+    assert base.count == 43 + 21       # friction columns are independent of the rest
+    q, qd, qdd = random_states(robot, 20, np.random.default_rng(9))
+    y = robot.regressor(q, qd, qdd, friction=True)
+    theta = np.concatenate([robot.inertial_parameters().ravel(),
+                            np.random.default_rng(1).uniform(0, 1, 21)])
+    tau = np.einsum('nij,j->ni', y, theta)
+    reduced = np.einsum('nij,j->ni', base.base_regressor(y), base.base_values(theta))
+    assert np.max(np.abs(reduced - tau)) < 1e-9 * np.max(np.abs(tau))
+
+
+def test_names_describe_the_groupings():
+    """A joint about z on the root: its link's Izz reaches the torque only with others."""
+    robot = RobotModel.from_urdf_file(PANDA)
+    base = base_parameters(robot)
+    assert 'm@panda_link1' not in ' '.join(base.names)      # never reaches a torque
+    first = [name for name in base.names if name.startswith('Izz@panda_link1')]
+    assert first and 'Iyy@panda_link2' in first[0]
+
+
+def test_bad_arguments():
+    robot = RobotModel.from_urdf_file(PANDA)
+    with pytest.raises(ValueError, match='rtol'):
+        base_parameters(robot, rtol=0.0)

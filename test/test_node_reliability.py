@@ -1,0 +1,248 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A node never dies and never lies: bad descriptions, overflowing requests, signals.
+
+* Every node that takes a ``robot_description`` keeps its previous model on
+  any exception while loading a new one (a description without links made the
+  model's warm-up raise IndexError and ended the node).
+* A service never answers ``success: true`` with NaN or Inf: finite inputs
+  whose result overflows (1e300) get ``success: false`` saying so.
+* SIGINT and SIGTERM end every node with exit code 0 and no traceback, at
+  any moment: while the model loads and its kernels compile on a cold
+  kernel cache, right after the services appear, and while serving a stream.
+"""
+
+import array
+import os
+import pathlib
+import signal
+import tempfile
+
+import numpy as np
+import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from robot_data import example_urdf
+from ros_dynamics import RobotModel
+from ros_dynamics.srv import ForwardDynamics, InverseDynamics, OperationalSpace
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+
+pytestmark = pytest.mark.ros
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+TWO_R = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+ROBOT = RobotModel.from_urdf_file(PANDA)
+JOINTS = list(ROBOT.joint_names)
+DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+REFUSED = 'cannot load the robot model'
+
+# every node that takes a robot description, with the parameters it needs to start
+NODES = {
+    'inverse_dynamics_node': ('inverse_dynamics', {}),
+    'operational_space_node': ('operational_space', {}),
+    'simulator_node': ('simulator', {'real_time_factor': 1.0}),
+    'cartesian_impedance_controller': ('cartesian_impedance_controller', {'link': 'tool'}),
+}
+
+
+def joint_state(q, names=None, qd=None) -> JointState:
+    message = JointState(name=list(names or JOINTS), position=[float(v) for v in q])
+    if qd is not None:
+        message.velocity = [float(v) for v in qd]
+    return message
+
+
+def numbers(message):
+    """Yield every float field and float sequence of a message, nested ones too."""
+    for name in message.get_fields_and_field_types():
+        value = getattr(message, name)
+        if isinstance(value, float):
+            yield value
+        elif hasattr(value, 'get_fields_and_field_types'):
+            yield from numbers(value)
+        elif isinstance(value, list) and value and hasattr(value[0], 'get_fields_and_field_types'):
+            for item in value:
+                yield from numbers(item)
+        elif isinstance(value, (list, array.array, np.ndarray)) and len(value) and \
+                isinstance(value[0], (float, np.floating)):
+            yield np.asarray(value, dtype=float)
+
+
+def read(path: str) -> str:
+    with open(path, encoding='utf-8') as stream:
+        return stream.read()
+
+
+@pytest.mark.parametrize('executable', sorted(NODES))
+def test_a_description_that_fails_to_load_keeps_the_previous_model(executable):
+    """No links (a bare <robot/>, example-robot-data's ur3.urdf): refused, the node lives on."""
+    name, parameters = NODES[executable]
+    namespace = unique_namespace()
+    with NodeProcess(executable, namespace, parameters) as node, RosClient(namespace) as ros:
+        publisher = ros.node.create_publisher(String, 'robot_description', DESCRIPTION_QOS)
+        publisher.publish(String(data=read(TWO_R)))
+        wait_for(lambda: "loaded 'planar_2r'" in node.output(), 60.0, 'the 2R arm loaded')
+        bad = ['<robot name="x"/>', read(example_urdf('ur_description/urdf/ur3.urdf')),
+               '<robot name="y"><link name="a"/><joint name="j" type="revolute"/></robot>',
+               'not xml at all <']
+        for count, description in enumerate(bad, start=1):
+            publisher.publish(String(data=description))
+            wait_for(lambda: node.output().count(REFUSED) >= count or not node.alive(),
+                     60.0, f'refusal {count}')
+            assert node.alive(), node.output()
+        assert node.output().count('keeping the previous model') >= len(bad), node.output()
+        if executable == 'inverse_dynamics_node':   # and it still answers with the 2R arm
+            request = InverseDynamics.Request(state=joint_state([0.3, -0.7],
+                                                                ['shoulder', 'elbow']))
+            answer = ros.call(InverseDynamics, f'{name}/inverse_dynamics', request)
+            expected = RobotModel.from_urdf_file(TWO_R).gravity_torques([0.3, -0.7])
+            assert answer.success and np.allclose(answer.effort, expected, atol=1e-12)
+    assert node.process.returncode == 0, node.output()
+
+
+@pytest.fixture(scope='module')
+def services():
+    namespace = unique_namespace()
+    with NodeProcess('inverse_dynamics_node', namespace, {'urdf_path': PANDA}) as dynamics, \
+            NodeProcess('operational_space_node', namespace, {'urdf_path': PANDA}) as space, \
+            RosClient(namespace) as ros:
+        yield ros
+        assert dynamics.alive(), dynamics.output()
+        assert space.alive(), space.output()
+
+
+HUGE = 1e300
+
+
+@pytest.mark.parametrize('case', ['velocity', 'acceleration', 'gravity', 'forward_effort',
+                                  'forward_velocity', 'op_velocity', 'op_acceleration'])
+def test_an_overflowing_result_is_a_failure_not_nan(services, case):
+    zero = np.zeros(ROBOT.dof)
+    huge = np.full(ROBOT.dof, HUGE)
+    if case in ('velocity', 'acceleration', 'gravity'):
+        request = InverseDynamics.Request(state=joint_state(zero, qd=huge if case == 'velocity'
+                                                            else zero))
+        if case == 'acceleration':
+            request.accelerations = huge.tolist()
+        request.want_bias_torques = request.want_coriolis_matrix = True
+        request.want_mass_matrix = case == 'gravity'
+        request.state.position = huge.tolist() if case == 'gravity' else request.state.position
+        kind, service = InverseDynamics, 'inverse_dynamics/inverse_dynamics'
+    elif case.startswith('forward'):
+        request = ForwardDynamics.Request(state=joint_state(
+            zero, qd=huge if case == 'forward_velocity' else zero))
+        if case == 'forward_effort':
+            request.state.effort = huge.tolist()
+        kind, service = ForwardDynamics, 'inverse_dynamics/forward_dynamics'
+    else:
+        request = OperationalSpace.Request(state=joint_state(zero, qd=huge), link='panda_link8')
+        if case == 'op_acceleration':
+            request.state.velocity = zero.tolist()
+            request.has_acceleration = True
+            request.acceleration = [HUGE] * 6
+        kind, service = OperationalSpace, 'operational_space/operational_space'
+    response = services.call(kind, service, request)
+    if response.success:   # then every number in it is finite (q = 1e300 is just an angle)
+        assert all(np.all(np.isfinite(v)) for v in numbers(response)), response
+    else:
+        assert 'the result overflowed (inputs too large?)' in response.message, response.message
+        assert 'force' not in response.message or case != 'op_acceleration' or \
+            'task force' in response.message, response.message
+    # the node keeps answering good requests correctly
+    good = services.call(InverseDynamics, 'inverse_dynamics/inverse_dynamics',
+                         InverseDynamics.Request(state=joint_state(zero + 0.1)))
+    assert good.success and np.allclose(good.effort, ROBOT.inverse_dynamics(
+        zero + 0.1, zero, zero), atol=1e-12)
+
+
+def test_op_space_overflow_does_not_blame_a_force_never_sent(services):
+    request = OperationalSpace.Request(state=joint_state(np.zeros(ROBOT.dof),
+                                                         qd=np.full(ROBOT.dof, HUGE)),
+                                       link='panda_link8', has_acceleration=True,
+                                       acceleration=[0.0] * 6)
+    response = services.call(OperationalSpace, 'operational_space/operational_space', request)
+    assert not response.success
+    assert 'overflowed' in response.message and 'expected 6 finite' not in response.message
+
+
+# ---------------------------------------------------------------------------- signals
+def assert_clean_exit(node: NodeProcess, code: int) -> None:
+    output = node.output()
+    assert code == 0, f'exit code {code}:\n{output}'
+    for word in ('Traceback', 'FATAL', 'RCLError', 'Unable to convert'):
+        assert word not in output, output
+
+
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+@pytest.mark.parametrize('executable', ['inverse_dynamics_node', 'simulator_node'])
+def test_a_signal_while_the_kernels_compile_exits_cleanly(executable, signum):
+    """A cold kernel cache: the node is still compiling its model's kernels when stopped."""
+    cache = tempfile.mkdtemp(prefix='ros_dynamics_cold_cache_')
+    env = {'ROS_DYNAMICS_CACHE_DIR': cache, 'ROS_DYNAMICS_PRECOMPILE': '0'}
+    node = NodeProcess(executable, unique_namespace(), {'urdf_path': PANDA}, env=env).start()
+    try:
+        # the imports are over and the model's kernels are compiling (the first one is
+        # in the cache; all of them take 10-90 s on a cold cache)
+        wait_for(lambda: any(pathlib.Path(cache).rglob('*.nbi')) or not node.alive(),
+                 120.0, 'the first kernel compiled')
+        assert "loaded 'panda_arm'" not in node.output(), 'compiled before the signal: no test'
+    finally:
+        code = node.stop(timeout=20.0, signum=signum)
+    assert_clean_exit(node, code)
+
+
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+@pytest.mark.parametrize('executable', sorted(NODES))
+def test_a_signal_once_serving_exits_cleanly(executable, signum):
+    name, parameters = NODES[executable]
+    parameters = dict(parameters, urdf_path=PANDA)
+    if executable == 'cartesian_impedance_controller':
+        parameters['link'] = 'panda_link8'
+    namespace = unique_namespace()
+    node = NodeProcess(executable, namespace, parameters).start()
+    try:
+        wait_for(lambda: "loaded 'panda_arm'" in node.output() or not node.alive(), 60.0,
+                 'the model loaded')
+    finally:
+        code = node.stop(timeout=20.0, signum=signum)   # right after the start-up
+    assert_clean_exit(node, code)
+
+
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_a_signal_while_streaming_exits_cleanly(signum):
+    """The simulator at 1 kHz with the gravity compensation answering it, both stopped."""
+    namespace = unique_namespace()
+    simulator = NodeProcess('simulator_node', namespace, {'urdf_path': PANDA},
+                            params_file=os.path.join(ROOT, 'config', 'simulator.yaml'))
+    compensation = NodeProcess('inverse_dynamics_node', namespace,
+                               {'urdf_path': PANDA, 'use_sim_time': True},
+                               params_file=os.path.join(ROOT, 'config', 'inverse_dynamics.yaml'),
+                               remappings={'commands': 'simulator/commands'})
+    with simulator, compensation, RosClient(namespace) as ros:
+        received, commands = [], []
+        ros.node.create_subscription(JointState, 'joint_states',
+                                     lambda m: received.append(m), 10)
+        ros.node.create_subscription(Float64MultiArray, 'simulator/commands',
+                                     lambda m: commands.append(m), 10)
+        wait_for(lambda: len(received) > 100, 60.0, 'the simulator streaming')
+        wait_for(lambda: len(commands) > 100, 60.0, 'the gravity compensation answering')
+        codes = [compensation.stop(timeout=20.0, signum=signum),
+                 simulator.stop(timeout=20.0, signum=signum)]
+    assert_clean_exit(compensation, codes[0])
+    assert_clean_exit(simulator, codes[1])

@@ -1,0 +1,107 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""rollout: B simulations in one call equal B separate Simulator runs."""
+
+import numpy as np
+import pytest
+from robot_data import example_urdf
+from ros_dynamics import RobotModel
+from ros_dynamics.rollouts import rollout
+from ros_dynamics.simulation import SimulationDiverged, Simulator
+
+
+@pytest.fixture(scope='module')
+def panda():
+    return RobotModel.from_urdf_file(example_urdf('panda_description/urdf/panda.urdf'))
+
+
+def separate_runs(robot, q0, qd0, efforts, dt, integrator, feedback=None, **options):
+    """B Simulator runs, effort set before each step; returns (B, steps + 1, dof) q and qd."""
+    qs, qds = [], []
+    for b in range(q0.shape[0]):
+        sim = Simulator(robot, dt=dt, integrator=integrator, q0=q0[b], qd0=qd0[b], **options)
+        q, qd = [sim.q], [sim.qd]
+        for k in range(efforts.shape[1]):
+            effort = efforts[b, k]
+            if feedback is not None:
+                effort = feedback(b, k, sim.q, sim.qd, effort)
+            sim.set_effort(effort)
+            sim.step()
+            q.append(sim.q)
+            qd.append(sim.qd)
+        qs.append(q)
+        qds.append(qd)
+    return np.array(qs), np.array(qds)
+
+
+@pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
+def test_open_loop_rollouts_equal_separate_simulator_runs(panda, integrator):
+    """40 rollouts (two threads' blocks), damping, friction, stops, saturation, zero-effort runs."""
+    rng = np.random.default_rng(3)
+    batch, steps = 40, 150
+    q0 = np.clip(rng.uniform(-1.0, 1.0, (batch, panda.dof)), panda.lower, panda.upper)
+    qd0 = rng.uniform(-1.0, 1.0, (batch, panda.dof))
+    efforts = rng.uniform(-150.0, 150.0, (batch, steps, panda.dof))   # some saturate
+    efforts[::5] = 0.0        # free swings: the energy check runs
+    q, qd = rollout(panda, q0, qd0, efforts, dt=2e-3, integrator=integrator, threads=2)
+    assert q.shape == qd.shape == (batch, steps + 1, panda.dof)
+    q_ref, qd_ref = separate_runs(panda, q0, qd0, efforts, 2e-3, integrator)
+    assert np.array_equal(q, q_ref) and np.array_equal(qd, qd_ref)
+    assert np.ptp(q[:, -1], axis=0).min() > 1e-3          # the rollouts differ
+
+
+def test_shared_effort_and_pd_feedback_equal_separate_runs():
+    """tau_ff + K (q_ref - q) + D (qd_ref - qd), a coupled K, shared (steps, dof) inputs (UR5)."""
+    robot = RobotModel.from_urdf_file(example_urdf('ur_description/urdf/ur5_robot.urdf'))
+    rng = np.random.default_rng(4)
+    batch, steps, dof = 20, 300, robot.dof
+    q0 = rng.uniform(-0.5, 0.5, (batch, dof))
+    qd0 = np.zeros((batch, dof))
+    t = np.arange(steps)[:, None] * 1e-3
+    q_ref = 0.3 * np.sin(2.0 * t + np.arange(dof))
+    qd_ref = 0.6 * np.cos(2.0 * t + np.arange(dof))
+    tau_ff = np.tile(robot.gravity_torques(np.zeros(dof)), (steps, 1))
+    kp = np.diag(np.full(dof, 300.0)) + 5.0     # coupled
+    kd = np.full(dof, 30.0)
+    q, qd = rollout(robot, q0, qd0, tau_ff, dt=1e-3, kp=kp, kd=kd, q_ref=q_ref, qd_ref=qd_ref)
+
+    def law(b, k, q_now, qd_now, effort):
+        position = sum(kp[:, j] * (q_ref[k, j] - q_now[j]) for j in range(dof))
+        return effort + position + kd * (qd_ref[k] - qd_now)
+
+    expected_q, expected_qd = separate_runs(robot, q0, qd0, np.tile(tau_ff, (batch, 1, 1)),
+                                            1e-3, 'rk4', law)
+    assert np.max(np.abs(q - expected_q)) < 1e-13
+    assert np.max(np.abs(qd - expected_qd)) < 1e-11
+    assert np.max(np.abs(q[:, -1] - q_ref[-1])) < np.max(np.abs(q[:, 0] - q_ref[0]))   # tracks
+
+
+def test_refused_rollouts_and_bad_input(panda):
+    q0 = np.zeros((3, panda.dof))
+    efforts = np.zeros((3, 10, panda.dof))
+    efforts[1, 4, 0] = np.nan
+    with pytest.raises(SimulationDiverged, match='rollout 1: step 4'):
+        rollout(panda, q0, q0, efforts)
+    q, _ = rollout(panda, q0, q0, efforts, allow_divergence=True)
+    assert np.all(np.isfinite(q[[0, 2]])) and np.all(np.isfinite(q[1, :5]))
+    assert np.all(np.isnan(q[1, 5:]))
+    with pytest.raises(ValueError, match='effort'):
+        rollout(panda, q0, q0, np.zeros((3, 10, 2)))
+    with pytest.raises(ValueError, match='q0'):
+        rollout(panda, np.full((3, panda.dof), np.nan), q0, efforts[0])
+    with pytest.raises(ValueError, match='steps'):
+        rollout(panda, q0, q0)
+    with pytest.raises(ValueError, match='kp'):
+        rollout(panda, q0, q0, steps=5, kp=np.ones(3), q_ref=np.zeros((5, panda.dof)))
