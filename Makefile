@@ -4,7 +4,7 @@ SHELL := /bin/bash
 WITH_ROS := scripts/with_ros.sh
 PYTEST_ARGS ?=
 
-.PHONY: all setup build test run bench clean
+.PHONY: all setup build test fuzz run bench clean
 
 all: test
 
@@ -18,6 +18,13 @@ build: setup
 
 test: build
 	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra $(PYTEST_ARGS)
+
+# the fuzzers with 20 times the test budget; prints the cases per outcome class
+fuzz: build
+	@summary=$$(mktemp); \
+	ROS_DYNAMICS_FUZZ_SCALE=$${ROS_DYNAMICS_FUZZ_SCALE:-20} ROS_DYNAMICS_FUZZ_SUMMARY=$$summary \
+	  $(WITH_ROS) python -m pytest test -m fuzz -p no:cacheprovider -q $(PYTEST_ARGS); \
+	status=$$?; echo "== fuzzing summary"; cat $$summary; rm -f $$summary; exit $$status
 
 run: build
 	@echo "make run: the Panda arm simulated (simulator_node) and held by gravity compensation"

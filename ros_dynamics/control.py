@@ -49,10 +49,10 @@ def computed_torque(robot: RobotModel, q, qd, q_ref, qd_ref, qdd_ref, kp, kd) ->
     kp (1/s^2) and kd (1/s) are per-joint gains (dof,) or scalars. Position
     errors of continuous joints are wrapped.
     """
+    names = ('q', 'qd', 'q_ref', 'qd_ref', 'qdd_ref', 'kp', 'kd')
     q, qd, q_ref, qd_ref, qdd_ref, kp, kd = (
-        finite_array(value, name) for value, name in
-        zip((q, qd, q_ref, qd_ref, qdd_ref, kp, kd), ('q', 'qd', 'q_ref', 'qd_ref', 'qdd_ref',
-                                                       'kp', 'kd')))
+        finite_array(value, name)
+        for value, name in zip((q, qd, q_ref, qd_ref, qdd_ref, kp, kd), names))
     try:
         error = wrap_angles(q_ref - q, robot.continuous)
         command = qdd_ref + kd * (qd_ref - qd) + kp * error

@@ -137,18 +137,18 @@ def _available_bytes() -> int:
         return 1 << 62
 
 
-def _check_memory(shape: tuple, name: str, arrays: int = 1) -> None:
-    """Raise BatchTooLargeError if ``arrays`` float64 arrays of ``shape`` do not fit in memory."""
-    size = 8 * arrays
+def _check_memory(shape: tuple, name: str) -> None:
+    """Raise BatchTooLargeError if a float64 array of ``shape`` does not fit in memory."""
+    size = 8
     for extent in shape:
         size *= int(extent)
     if size > _CHECKED_BYTES:
         available = _available_bytes()
         if size > available:
             raise BatchTooLargeError(
-                f'{name}: {arrays} float64 array(s) of shape {tuple(shape)} need '
-                f'{size / 1e9:.3g} GB, more than the {available / 1e9:.3g} GB of memory '
-                'available; split the batch into chunks')
+                f'{name}: a float64 array of shape {tuple(shape)} needs {size / 1e9:.3g} GB, '
+                f'more than the {available / 1e9:.3g} GB of memory available; split the '
+                'batch into chunks')
 
 
 def _as_array(value, name: str) -> np.ndarray:
@@ -202,6 +202,12 @@ def _empty(shape: tuple, name: str) -> np.ndarray:
     """Return np.empty(shape), refusing up front a result that cannot fit in memory."""
     _check_memory(shape, name)
     return np.empty(shape)
+
+
+def _zeros(shape: tuple, name: str) -> np.ndarray:
+    """Return np.zeros(shape), refusing up front a result that cannot fit in memory."""
+    _check_memory(shape, name)
+    return np.zeros(shape)
 
 
 def _did_you_mean(name, choices: tuple) -> str:
@@ -434,6 +440,8 @@ class RobotModel:
         N); blocks run on the shared thread pool. Returns the first nonzero status.
         """
         model = self._model
+        if out.size == 0:   # no states, or no joints: nothing to compute for any N
+            return 0
         ensure_compiled(batch)
         if wrenches is None:
             none = self._no_wrench_batch
@@ -527,6 +535,8 @@ class RobotModel:
             call = self._bind('_mass_call', crba.mass_matrix_entry, 1, self._mass_shape)
             self._check_status(call.into(mass, q), ('q',), (q,))
             return mass
+        if mass.size == 0:
+            return mass
         ensure_compiled(crba.mass_matrix_batch)
         _run_batch(crba.mass_matrix_batch, q.shape[0],
                    lambda a, b: (self._model, q[a:b], mass[a:b]))
@@ -536,6 +546,8 @@ class RobotModel:
         """Return C(q, qd) (dof, dof) with C qd = bias - g and dM/dt - 2C skew-symmetric."""
         q, qd = self._states(('q', 'qd'), q, qd)
         out = _empty(q.shape + (self._dof,), 'coriolis_matrix')
+        if out.size == 0:
+            return out
         ensure_compiled(coriolis.coriolis_matrix)
         for k in np.ndindex(q.shape[:-1]):   # () for a single state
             self._check_status(coriolis.coriolis_matrix(self._model, q[k], qd[k], out[k]),
@@ -609,6 +621,8 @@ class RobotModel:
         """Return T = 1/2 qd^T M(q) qd (J)."""
         q, qd = self._states(('q', 'qd'), q, qd)
         if q.ndim == 2:
+            if self._dof == 0:
+                return _zeros(q.shape[:1], 'kinetic_energy')
             return np.array([self.kinetic_energy(a, b) for a, b in zip(q, qd)], dtype=float)
         self._check_finite(q, 'q')
         self._check_finite(qd, 'qd')
@@ -619,6 +633,8 @@ class RobotModel:
         """Return V(q) = -sum m_i g^T c_i (J), zero with every centre of mass at the root."""
         q = self._state(q, 'q')
         if q.ndim == 2:
+            if self._dof == 0:   # no moving body: V = 0 (the root's does not change)
+                return _zeros(q.shape[:1], 'potential_energy')
             return np.array([self.potential_energy(a) for a in q], dtype=float)
         self._check_finite(q, 'q')
         ensure_compiled(energy.potential_energy)
@@ -706,7 +722,7 @@ class RobotModel:
         self._body_of(link)
         self._check_frame(frame)
         out = _empty((q.shape[0],) + self._jacobian_shape, 'jacobian')
-        for k in range(q.shape[0]):
+        for k in range(q.shape[0] if out.size else 0):
             out[k] = self.jacobian(q[k], link, frame)
         return out
 
