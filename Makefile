@@ -19,12 +19,16 @@ build: setup
 test: build
 	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra $(PYTEST_ARGS)
 
-# the fuzzers with 20 times the test budget; prints the cases per outcome class
+# the fuzzers with 20 times the test budget (prints the cases per outcome class), then the
+# 10-minute soak of the feedforward stream (SOAK_MINUTES)
 fuzz: build
 	@summary=$$(mktemp); \
 	ROS_DYNAMICS_FUZZ_SCALE=$${ROS_DYNAMICS_FUZZ_SCALE:-20} ROS_DYNAMICS_FUZZ_SUMMARY=$$summary \
 	  $(WITH_ROS) python -m pytest test -m fuzz -p no:cacheprovider -q $(PYTEST_ARGS); \
-	status=$$?; echo "== fuzzing summary"; cat $$summary; rm -f $$summary; exit $$status
+	status=$$?; echo "== fuzzing summary"; cat $$summary; rm -f $$summary; \
+	[ $$status -eq 0 ] || exit $$status; \
+	echo "== soak: the 1 kHz feedforward stream for $${SOAK_MINUTES:-10} minutes"; \
+	$(WITH_ROS) python benchmarks/soak_feedforward.py --minutes $${SOAK_MINUTES:-10}
 
 run: build
 	@echo "make run: the Panda arm simulated (simulator_node) and held by gravity compensation"
