@@ -58,6 +58,18 @@ given, passive ones solved for), publishes the constraint forces lambda on
 joint states) and the closure error on ``/diagnostics``, and pauses with the
 reason when the mechanism reaches a singular configuration.
 
+Lockstep (``lockstep: true``): the node publishes ``/clock`` and ``joint_states``
+at every ``control_period`` of sim time (0: every step) and advances that period
+only when ``lockstep_answers`` effort commands (on ``~/commands`` or
+``~/joint_commands``, from one controller or several) have arrived after the
+state went out. Sim time then stays exact and a closed loop with deterministic
+controllers gives the same trajectory run after run, at the speed of the
+slowest participant (paced to ``real_time_factor`` when it is > 0). No answer
+within ``lockstep_timeout`` s of wall time pauses the simulation with the reason
+on ``/diagnostics`` (``~/pause false`` resumes); it never advances on a stale
+command. This is how PX4's and Gazebo's software-in-the-loop setups stay
+reproducible.
+
 Health: a non-finite state, or total energy growing by more than
 ``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
 default) while no effort or wrench is applied, pauses the simulation (the
@@ -141,6 +153,8 @@ class SimulatorNode(Node):
         self._effort_applied = False
         self._steps = 0
         self._step_timing = Timing(5000)
+        self._answers = 0                        # lockstep: commands since the last state
+        self._answered = threading.Event()       # lockstep: every expected command arrived
         self._config_error = ''
         self._model_error = ''
         self._read_parameters()
@@ -227,6 +241,18 @@ class SimulatorNode(Node):
                            fixed('baumgarte_beta', 10.0,
                                  'Baumgarte stabilisation of the closures, beta (1/s)',
                                  NON_NEGATIVE))
+        self._lockstep = fixed('lockstep', False,
+                               'advance only when lockstep_answers commands arrived after each '
+                               'published state (deterministic closed loops)')
+        self._control_period = fixed('control_period', 0.0,
+                                     'lockstep: sim time between published states (s, a '
+                                     'multiple of dt); 0 = every step', NON_NEGATIVE)
+        self._lockstep_answers = fixed('lockstep_answers', 1,
+                                       'lockstep: effort commands expected per period (one per '
+                                       'controller)', constraints='>= 1')
+        self._lockstep_timeout = fixed('lockstep_timeout', 1.0,
+                                       'lockstep: wall seconds to wait for the commands before '
+                                       'pausing with the reason', NON_NEGATIVE, '> 0')
         self._joints = [name for name in self._joints if name]
         problems = []
         if not (math.isfinite(self._dt) and self._dt > 0):
@@ -256,9 +282,20 @@ class SimulatorNode(Node):
         if not all(math.isfinite(g) and g >= 0 for g in self._baumgarte):
             problems.append(f'baumgarte_alpha and baumgarte_beta must be >= 0 (1/s), got '
                             f'{self._baumgarte}')
+        period_steps = (self._control_period / self._dt if self._dt > 0 and
+                        self._control_period > 0 else 1.0)
+        if not (math.isfinite(period_steps) and round(period_steps) >= 1
+                and abs(period_steps - round(period_steps)) < 1e-9 * period_steps):
+            problems.append(f'control_period must be 0 (every step) or a multiple of dt '
+                            f'({self._dt} s), got {self._control_period}')
+        if self._lockstep_answers < 1:
+            problems.append(f'lockstep_answers must be >= 1, got {self._lockstep_answers}')
+        if not (math.isfinite(self._lockstep_timeout) and self._lockstep_timeout > 0):
+            problems.append(f'lockstep_timeout must be > 0 s, got {self._lockstep_timeout}')
         if problems:
             raise ValueError('simulator parameters: ' + '; '.join(problems))
         self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
+        self._period_steps = int(round(period_steps))
 
     # ----------------------------------------------------------------- model
     def _on_model(self, model) -> None:
@@ -370,6 +407,9 @@ class SimulatorNode(Node):
             self._accept_effort(effort)
 
     def _accept_effort(self, effort: np.ndarray) -> None:
+        self._answers += 1
+        if self._answers >= self._lockstep_answers:
+            self._answered.set()
         self._effort = effort
         self._effort_applied = False
         self._last_command_time = self._sim.t
@@ -465,13 +505,16 @@ class SimulatorNode(Node):
         anchor = None          # (wall time, sim time) the deadlines count from
         last_paused_publish = 0.0
         while not self._stop.is_set():
-            with self._lock:     # one acquisition per step: check, step, publish
-                running = self._sim is not None and not self._paused
-                if running:
-                    ok = self._advance()
-                    if ok:
-                        self._publish_step()
-                    sim_time = self._sim.t
+            if self._lockstep:
+                running, ok, sim_time = self._lockstep_period()
+            else:
+                with self._lock:     # one acquisition per step: check, step, publish
+                    running = self._sim is not None and not self._paused
+                    if running:
+                        ok = self._advance()
+                        if ok:
+                            self._publish_step()
+                        sim_time = self._sim.t
             if not running:
                 anchor = None
                 now = time.monotonic()
@@ -495,6 +538,46 @@ class SimulatorNode(Node):
                     anchor = (now, sim_time)   # far behind: do not race to catch up
             elif self._steps % 20 == 0:
                 time.sleep(0)                  # let the executor threads take the GIL
+
+    def _lockstep_period(self) -> tuple:
+        """
+        Publish the state of one control period, wait for the commands, advance the period.
+
+        Returns (running, ok, sim time). The state goes out (``/clock`` first)
+        at every period of sim time; the simulation advances only when
+        ``lockstep_answers`` commands have arrived after it, so sim time stays
+        exact and the closed loop deterministic whatever the CPU load. No
+        answer within ``lockstep_timeout`` s of wall time pauses the simulation
+        with the reason (a controller that died or never subscribed).
+        """
+        with self._lock:
+            if self._sim is None or self._paused:
+                return False, False, 0.0
+            self._answers = 0
+            self._answered.clear()
+            if self._publish_clock:
+                self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
+            self._publish_state()
+            sim_time = self._sim.t
+        deadline = time.monotonic() + self._lockstep_timeout
+        while not self._answered.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+            if self._stop.is_set() or self._paused:
+                return False, False, sim_time
+            if time.monotonic() >= deadline:
+                with self._lock:
+                    self._pause_for(
+                        f'lockstep: {self._answers} of {self._lockstep_answers} commands for '
+                        f'the state at t = {sim_time:.6f} s within {self._lockstep_timeout} s '
+                        'of wall time (is every controller running and subscribed to '
+                        'joint_states?)')
+                return False, False, sim_time
+        with self._lock:
+            if self._sim is None or self._paused or self._sim.t != sim_time:
+                return False, False, sim_time   # paused, reset or replaced while waiting
+            for _ in range(self._period_steps):
+                if not self._advance():
+                    return True, False, self._sim.t
+            return True, True, self._sim.t
 
     def _publish_step(self) -> None:
         if self._publish_clock:
