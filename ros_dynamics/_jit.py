@@ -73,17 +73,18 @@ STATE_ENTRY = STATUS(_POINTER, types.int64, types.int64, _POINTER, _POINTER, _PO
 _compile_lock = threading.RLock()   # re-entered: a state entry compiles the kernels it calls
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
-                 'integrators')
+                 'integrators', 'actuators.friction')
 _warm_started = False
 
 
 def _source_digest() -> str:
     """Return a short digest of numba's version and the modules that define kernels."""
     digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(Path(__file__).parent.glob('*.py')):
+    root = Path(__file__).parent
+    for path in sorted(root.rglob('*.py')):   # subpackages too (actuators/)
         source = path.read_bytes()
         if path.name == '_jit.py' or b'\n@kernel' in source:
-            digest.update(path.name.encode())
+            digest.update(path.relative_to(root).as_posix().encode())
             digest.update(source)
     return digest.hexdigest()[:16]
 

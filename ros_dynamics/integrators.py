@@ -20,9 +20,10 @@ torques of damping, friction and limit stops; done from Python that costs
 about 120 us for a 7-DoF arm. This kernel does the whole step in one call
 (the same formulas as ``Simulator.joint_torques`` and ABA, see simulation.py):
 
-    tau = effort - d qd - f tanh(qd / v_eps) + k_stop p - c_stop qd_into,
+    tau = effort - d qd - f tanh(qd / v_eps) - o - sigmoid(qd) + k_stop p - c_stop qd_into,
 
-with p the penetration past a position limit and the stop damper acting only
+(o and the sigmoid: the friction offset and Gaz et al.'s sigmoid model,
+actuators/friction.py) with p the penetration past a position limit and the stop damper acting only
 on motion into the stop. External wrenches are not handled here (the
 simulator uses its Python path when one is applied).
 """
@@ -33,6 +34,7 @@ from numba import types
 import numpy as np
 from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, STATUS
 from ros_dynamics.aba import aba_into, dense_into, new_workspace
+from ros_dynamics.actuators.friction import sigmoid_friction
 from ros_dynamics.joints import body_count
 
 # rows of the joint-parameter array
@@ -43,7 +45,9 @@ LOWER = 3
 UPPER = 4
 STOP_STIFFNESS = 5
 STOP_DAMPING = 6
-NPARAMS = 7
+OFFSET = 7
+SIGMOID = 8     # 3 rows: phi1, phi2, phi3
+NPARAMS = 11
 
 
 @kernel
@@ -53,6 +57,11 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
         value = effort[k] - params[DAMPING, k] * qd[k]
         if params[FRICTION, k] != 0.0:
             value -= params[FRICTION, k] * math.tanh(qd[k] / params[FRICTION_VELOCITY, k])
+        if params[OFFSET, k] != 0.0:
+            value -= params[OFFSET, k]
+        if params[SIGMOID, k] != 0.0:
+            value -= sigmoid_friction(params[SIGMOID, k], params[SIGMOID + 1, k],
+                                      params[SIGMOID + 2, k], qd[k])
         if limits:
             over = q[k] - params[UPPER, k]
             under = params[LOWER, k] - q[k]

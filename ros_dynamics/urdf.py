@@ -325,6 +325,11 @@ def parse_urdf_string(xml: str) -> RobotSpec:
 
 def parse_urdf_file(path: str) -> RobotSpec:
     """Read and parse a URDF file."""
+    return parse_urdf_string(read_urdf_file(path))
+
+
+def read_urdf_file(path: str) -> str:
+    """Return a URDF file's text (URDFError naming the file if it cannot be read)."""
     path = os.fspath(path)
     try:
         with open(path, encoding='utf-8') as stream:
@@ -333,4 +338,4 @@ def parse_urdf_file(path: str) -> RobotSpec:
         raise URDFError(f'URDF file {path!r} does not exist') from None
     except (OSError, UnicodeDecodeError) as error:
         raise URDFError(f'cannot read URDF file {path!r}: {error}') from None
-    return parse_urdf_string(text)
+    return text
