@@ -129,6 +129,7 @@ def features_tables(repeats: int, count: int) -> None:
     q, qd, qdd = states(plain.dof, 16)
     for robot in (plain, real):
         robot.warm_up()
+        robot.kinetic_energy(q[0], qd[0])
     print('## Single calls (us): plain Panda vs armature + friction + payload\n')
     print('| algorithm | plain wall | plain CPU | real wall | real CPU | ratio (wall) |')
     print('|---|---|---|---|---|---|')
@@ -198,6 +199,7 @@ def plain_timings(repeats: int, count: int) -> dict:
     robot = RobotModel.from_urdf_file(PANDA)
     robot.warm_up()
     q, qd, qdd = states(robot.dof, 16)
+    robot.kinetic_energy(q[0], qd[0])   # compiled (or loaded) before timing
     bq, bqd, bqdd = states(robot.dof, count, seed=1)
     out = {}
     for name, call in calls_of(robot, q, qd, qdd, False).items():
@@ -215,7 +217,8 @@ def baseline_table(baseline: str, repeats: int, count: int, rounds: int) -> None
     results = {'baseline': [], 'this': []}
     for _ in range(rounds):
         for label, root in (('baseline', baseline), ('this', ROOT)):
-            env = dict(os.environ, PYTHONPATH=root, ROS_DYNAMICS_PRECOMPILE='0')
+            path = os.pathsep.join([root] + [p for p in [os.environ.get('PYTHONPATH')] if p])
+            env = dict(os.environ, PYTHONPATH=path, ROS_DYNAMICS_PRECOMPILE='0')
             output = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), '--plain-json',
                  '--repeats', str(repeats), '--states', str(count)],

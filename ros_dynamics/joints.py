@@ -70,7 +70,8 @@ COL_VISCOUS = COL_ARMATURE + 1   # 1: viscous friction b (N m s/rad)
 COL_COULOMB = COL_ARMATURE + 2   # 1: Coulomb friction f_c (N m)
 COL_OFFSET = COL_ARMATURE + 3    # 1: constant friction offset (N m)
 COL_SIGMOID = COL_ARMATURE + 4   # 3: Gaz et al.'s sigmoid (phi1, phi2, phi3)
-NACTUATOR = 7
+COL_SIGMOID_REST = COL_ARMATURE + 7   # 1: its value at rest, phi1 / (1 + exp(-phi2 phi3))
+NACTUATOR = 8
 NCOL = NREAL + NINT + NACTUATOR
 # header row (the last row of the packed model)
 H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)

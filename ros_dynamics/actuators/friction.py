@@ -37,20 +37,24 @@ from numba import carray
 
 from ros_dynamics._jit import IN2, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.joints import (bad_state, body_count, COL_COULOMB, COL_OFFSET, COL_SIGMOID,
-                                 COL_VISCOUS, coordinate_of, H_FRICTION_VELOCITY, model_at,
-                                 one_state, state_at)
+                                 COL_SIGMOID_REST, COL_VISCOUS, coordinate_of,
+                                 H_FRICTION_VELOCITY, model_at, one_state, state_at)
 from ros_dynamics.rnea import inverse_dynamics_batch
 
 
 @kernel
-def joint_friction(viscous, coulomb, offset, phi1, phi2, phi3, velocity_scale, v):
-    """Return tau_f(v) of one joint (N m or N) for its parameters (module docstring)."""
+def joint_friction(viscous, coulomb, offset, phi1, phi2, phi3, rest, velocity_scale, v):
+    """
+    Return tau_f(v) of one joint (N m or N) for its parameters (module docstring).
+
+    rest: the sigmoid's constant term phi1 / (1 + exp(-phi2 phi3)), precomputed.
+    """
     tau = viscous * v
     if coulomb != 0.0:
         tau += coulomb * math.tanh(v / velocity_scale)
     tau += offset
     if phi1 != 0.0:
-        tau += sigmoid_friction(phi1, phi2, phi3, v)
+        tau += phi1 / (1.0 + math.exp(-phi2 * (v + phi3))) - rest
     return tau
 
 
@@ -72,7 +76,8 @@ def friction_into(model, qd, tau):
             continue
         k = coordinate_of(model, i)
         tau[k] += joint_friction(viscous, coulomb, offset, phi1, model[i, COL_SIGMOID + 1],
-                                 model[i, COL_SIGMOID + 2], scale, qd[k])
+                                 model[i, COL_SIGMOID + 2], model[i, COL_SIGMOID_REST], scale,
+                                 qd[k])
 
 
 @kernel(signatures=[STATUS(IN2, IN2, OUT2)])

@@ -132,13 +132,20 @@ class ActuatorParameters:
         return copy
 
     def columns(self) -> np.ndarray:
-        """Return the (dof, NACTUATOR) packed-model columns: armature, b, f_c, o, phi1..3."""
+        """
+        Return the (dof, NACTUATOR) packed-model columns (joints.py COL_ARMATURE ...).
+
+        armature, b, f_c, o, phi1..3, and the sigmoid's value at rest
+        phi1 / (1 + exp(-phi2 phi3)), computed once here instead of every call.
+        """
         out = np.empty((len(self.joint_names), NACTUATOR))
         out[:, 0] = self.armature
         out[:, 1] = self.viscous
         out[:, 2] = self.coulomb
         out[:, 3] = self.offset
         out[:, 4:7] = self.sigmoid
+        phi1, phi2, phi3 = self.sigmoid.T
+        out[:, 7] = phi1 / (1.0 + np.exp(-phi2 * phi3))
         return out
 
     def to_dict(self, joints: Optional[Sequence[str]] = None) -> dict:
