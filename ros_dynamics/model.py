@@ -819,14 +819,17 @@ class RobotModel:
         """
         Compile (or load from the kernel cache) the single-state kernels, binding them.
 
-        Evaluates inverse and forward dynamics, gravity, M and the operational
-        space of the last link once at q = qd = 0, so that the first real call
+        Evaluates inverse dynamics (with and without friction), the friction,
+        forward dynamics, gravity, M and the operational space of the last
+        link once at q = qd = 0, so that the first real call
         does not wait for a compile (seconds with a cold cache). The nodes call
         it before they serve a model. A singular M at q = 0 is not an error here.
         """
         zero = self._zero_state
         link = self.link_names[-1]
         for call in (lambda: self.inverse_dynamics(zero, zero, zero),
+                     lambda: self.inverse_dynamics(zero, zero, zero, friction=True),
+                     lambda: self.friction_torques(zero),
                      lambda: self.gravity_torques(zero), lambda: self.mass_matrix(zero),
                      lambda: self.forward_dynamics(zero, zero, zero),
                      lambda: self.operational_space(zero, zero, link)):

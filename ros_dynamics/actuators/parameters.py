@@ -133,7 +133,7 @@ class ActuatorParameters:
 
     def columns(self) -> np.ndarray:
         """
-        Return the (dof, NACTUATOR) packed-model columns (joints.py COL_ARMATURE ...).
+        Return the actuator block of the packed model, shape (dof, NACTUATOR).
 
         armature, b, f_c, o, phi1..3, and the sigmoid's value at rest
         phi1 / (1 + exp(-phi2 phi3)), computed once here instead of every call.

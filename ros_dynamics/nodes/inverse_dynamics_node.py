@@ -36,7 +36,12 @@ expects) the torque of the ``mode``:
 
 with the reference from ``reference`` (``trajectory_msgs/JointTrajectoryPoint``
 ordered by ``joints``) or ``reference_trajectory`` (``JointTrajectory``, its
-first point, joints by name). Efforts are clamped to the URDF effort limits
+first point, joints by name). With ``friction_compensation`` ``reference``
+(``measured``) the joint friction of the model (``actuators`` parameter:
+the actuators YAML; RobotModel.friction_torques) at the reference (measured)
+velocity is added in every mode; the services then add it at the request's
+velocity and say so in ``message``. Payloads: ``~/set_payload`` and the
+``payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
 unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
@@ -58,6 +63,7 @@ from ros_dynamics.control import computed_torque
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics_interfaces.msg import JointActuatorReport, LimitViolation
 from ros_dynamics_interfaces.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
@@ -65,6 +71,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
+FRICTION_COMPENSATION = ('false', 'reference', 'measured')
 
 
 def wrenches_from(link_wrenches) -> dict:
@@ -122,6 +129,7 @@ class InverseDynamicsNode(Node):
         self._clamp = bool(declare('clamp_effort', True).value)
         self._timeout = float(declare('state_timeout', 0.1).value)
         self._publish_joint_state = bool(declare('publish_joint_state', False).value)
+        self._friction = str(declare('friction_compensation', 'false').value).lower()
         period = float(declare('diagnostics_period', 1.0).value)
         self._lock = threading.Lock()
         self._feedforward: Optional[Feedforward] = None
@@ -131,7 +139,7 @@ class InverseDynamicsNode(Node):
         self._service_timing = Timing()
         self._published = 0
         self._skipped_stale = 0
-        problem = self._check(self._mode, self._timeout)
+        problem = self._check(self._mode, self._timeout, self._friction)
         if problem:
             raise ValueError(problem)
 
@@ -149,15 +157,19 @@ class InverseDynamicsNode(Node):
                             self._trajectory_dynamics)
         self.add_on_set_parameters_callback(self._on_parameters)
         self._models = ModelSource(self, on_change=self._on_model)
+        self._payloads = PayloadInterface(self, self._models)
         self.create_timer(period, self._publish_diagnostics)
 
     # ------------------------------------------------------------------ configuration
     @staticmethod
-    def _check(mode: str, timeout: float) -> str:
+    def _check(mode: str, timeout: float, friction: str = 'false') -> str:
         if mode not in MODES:
             return f'mode: {mode!r} is not one of {", ".join(MODES)}'
         if not (math.isfinite(timeout) and timeout > 0.0):
             return f'state_timeout: must be > 0 s, got {timeout}'
+        if friction not in FRICTION_COMPENSATION:
+            return (f'friction_compensation: {friction!r} is not one of '
+                    f'{", ".join(FRICTION_COMPENSATION)}')
         return ''
 
     def _configure(self, model, joints, kp, kd) -> None:
@@ -188,7 +200,8 @@ class InverseDynamicsNode(Node):
         values = {p.name: p.value for p in parameters}
         mode = values.get('mode', self._mode)
         timeout = float(values.get('state_timeout', self._timeout))
-        problem = self._check(mode, timeout)
+        friction = str(values.get('friction_compensation', self._friction)).lower()
+        problem = self._check(mode, timeout, friction)
         joints = [j for j in values.get('joints', self._joints) if j]
         kp, kd = list(values.get('kp', self._kp)), list(values.get('kd', self._kd))
         model = self._models.model if hasattr(self, '_models') else None
@@ -200,6 +213,7 @@ class InverseDynamicsNode(Node):
         if problem:
             return SetParametersResult(successful=False, reason=problem)
         self._mode, self._timeout, self._joints, self._kp, self._kd = mode, timeout, joints, kp, kd
+        self._friction = friction
         self._clamp = bool(values.get('clamp_effort', self._clamp))
         self._publish_joint_state = bool(values.get('publish_joint_state',
                                                     self._publish_joint_state))
@@ -282,6 +296,17 @@ class InverseDynamicsNode(Node):
         self._timing.add(time.perf_counter() - start)
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
+        tau = self._rigid_torque(feedforward)
+        if tau is None or self._friction == 'false':
+            return tau
+        if self._friction == 'measured':
+            velocity = feedforward.state.qd
+        else:   # the reference velocity (zero when holding still under gravity compensation)
+            reference = feedforward.reference
+            velocity = reference[1] if reference is not None else np.zeros(tau.shape)
+        return tau + feedforward.model.friction_torques(velocity)
+
+    def _rigid_torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         model, q, qd = feedforward.model, feedforward.state.q, feedforward.state.qd
         if self._mode == 'gravity_compensation':
             return model.gravity_torques(q)
@@ -302,14 +327,22 @@ class InverseDynamicsNode(Node):
         state = request.state
         names = state.name
         q = vectors.vector(names, state.position, 'state.position')
+        friction = self._friction != 'false'
         if request.gravity_only:
             effort = model.gravity_torques(q)
             qd = np.zeros(model.dof)
+            if friction:
+                effort = effort + model.friction_torques(
+                    vectors.vector(names, state.velocity, 'state.velocity', default=0.0))
         else:
             qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
             qdd = vectors.vector(names, request.accelerations, 'accelerations', default=0.0)
             wrenches = wrenches_from(request.external_wrenches)
-            effort = model.inverse_dynamics(q, qd, qdd, wrenches or None)
+            effort = model.inverse_dynamics(q, qd, qdd, wrenches or None, friction=friction)
+        included = 'included at state.velocity' if friction else 'not included'
+        response.message = (f'friction {included}; armature '
+                            f'{"included" if model.armature.any() else "zero"}; '
+                            f'payloads on {sorted(model.payloads) or "no link"}')
         response.joint_names = vectors.joint_name_list
         response.effort = doubles(effort)
         if request.want_gravity_torques:

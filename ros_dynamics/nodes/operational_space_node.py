@@ -15,6 +15,8 @@
 """
 Operational-space dynamics service: ``~/operational_space`` (Khatib 1987).
 
+Payloads at runtime: ``~/set_payload`` and the ``payload`` topic (nodes/payloads.py).
+
 For a JointState and a task link (any URDF link, fixed-merged ones too) it
 answers the pose, J, Jdot qd, Lambda, mu, p, J_bar and N of
 ``RobotModel.operational_space`` (matrices as Float64MultiArray [rows, cols],
@@ -34,6 +36,7 @@ from rclpy.node import Node
 from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
                                        ModelSource, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics_interfaces.srv import OperationalSpace
 from scipy.spatial.transform import Rotation
 
@@ -62,6 +65,7 @@ class OperationalSpaceNode(Node):
             raise ValueError('singular_threshold must be >= 0 and damping > 0')
         self._timing = Timing()
         self._models = ModelSource(self)
+        self._payloads = PayloadInterface(self, self._models)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(OperationalSpace, '~/operational_space', self._operational_space)
         self.create_timer(period, self._publish_diagnostics)
