@@ -194,7 +194,7 @@ def features_tables(repeats: int, count: int) -> None:
 
 
 def plain_timings(repeats: int, count: int) -> dict:
-    """Return {algorithm: wall us} of the plain Panda, single calls and batches (this import)."""
+    """Return {algorithm: (wall us, CPU us)} of the plain Panda, single calls and batches."""
     from ros_dynamics import RobotModel
     robot = RobotModel.from_urdf_file(PANDA)
     robot.warm_up()
@@ -204,11 +204,13 @@ def plain_timings(repeats: int, count: int) -> dict:
     out = {}
     for name, call in calls_of(robot, q, qd, qdd, False).items():
         loops = 5 if name == 'operational_space' else 100
-        out[name] = statistics.median(timed(*call, loops)[0] for _ in range(repeats)) * 1e6
+        samples = [timed(*call, loops) for _ in range(repeats)]
+        out[name] = [statistics.median(s[k] for s in samples) * 1e6 for k in range(2)]
     for name, call in calls_of(robot, bq, bqd, bqdd, True).items():
         loops = max(1, 20000 // count)
-        out[f'{name} (batch)'] = statistics.median(
-            timed(*call, loops)[0] for _ in range(repeats)) * 1e6 / count
+        samples = [timed(*call, loops) for _ in range(repeats)]
+        out[f'{name} (batch)'] = [statistics.median(s[k] for s in samples) * 1e6 / count
+                                  for k in range(2)]
     return out
 
 
@@ -224,14 +226,14 @@ def baseline_table(baseline: str, repeats: int, count: int, rounds: int) -> None
                  '--repeats', str(repeats), '--states', str(count)],
                 env=env, cwd=root, capture_output=True, text=True, check=True).stdout
             results[label].append(json.loads(output.strip().splitlines()[-1]))
-    print(f'## Plain model: {baseline} vs this checkout (wall us; medians of {rounds} '
+    print(f'## Plain model: {baseline} vs this checkout (us; medians of {rounds} '
           'alternating fresh processes)\n')
-    print('| algorithm | baseline | this | ratio |')
-    print('|---|---|---|---|')
+    print('| algorithm | baseline wall | this wall | baseline CPU | this CPU | ratio (CPU) |')
+    print('|---|---|---|---|---|---|')
     for name in results['this'][0]:
-        a = statistics.median(r[name] for r in results['baseline'])
-        b = statistics.median(r[name] for r in results['this'])
-        print(f'| {name} | {a:.3f} | {b:.3f} | {b / a:.3f} |')
+        a, b = (statistics.median(r[name][0] for r in results[k]) for k in ('baseline', 'this'))
+        c, d = (statistics.median(r[name][1] for r in results[k]) for k in ('baseline', 'this'))
+        print(f'| {name} | {a:.3f} | {b:.3f} | {c:.3f} | {d:.3f} | {d / c:.3f} |')
     print()
 
 
