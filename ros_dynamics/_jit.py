@@ -76,7 +76,8 @@ STATE_ENTRY = STATUS(_POINTER, types.int64, types.int64, _POINTER, _POINTER, _PO
 _compile_lock = threading.RLock()   # re-entered: a state entry compiles the kernels it calls
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
-                 'integrators', 'identification.regressor', 'rollouts.kernels')
+                 'integrators', 'identification.regressor', 'rollouts.kernels',
+                 'actuators.friction')
 _warm_started = False
 # CPU seconds to compile one entry point on a cold cache (every kernel: 27 s of CPU on a 2.1 GHz
 # Xeon; the README's start-up figures), for the one line announcing a compile
@@ -89,10 +90,10 @@ def _source_digest() -> str:
     """Return a short digest of numba's version and the modules that define kernels."""
     digest = hashlib.sha256(numba.__version__.encode())
     root = Path(__file__).parent
-    for path in sorted(root.rglob('*.py')):   # subpackages' kernels too
+    for path in sorted(root.rglob('*.py')):   # subpackages too (actuators/)
         source = path.read_bytes()
         if path.name == '_jit.py' or b'\n@kernel' in source:
-            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.relative_to(root).as_posix().encode())
             digest.update(source)
     return digest.hexdigest()[:16]
 

@@ -36,7 +36,12 @@ expects) the torque of the ``mode``:
 
 with the reference from ``reference`` (``trajectory_msgs/JointTrajectoryPoint``
 ordered by ``joints``) or ``reference_trajectory`` (``JointTrajectory``, its
-first point, joints by name). Efforts are clamped to the URDF effort limits
+first point, joints by name). With ``friction_compensation`` ``reference``
+(``measured``) the joint friction of the model (``actuators`` parameter:
+the actuators YAML; RobotModel.friction_torques) at the reference (measured)
+velocity is added in every mode; the services then add it at the request's
+velocity and say so in ``message``. Payloads: ``~/set_payload`` and the
+``payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
 unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
@@ -60,6 +65,7 @@ from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, ma
                                        matrix_message, ModelSource, OVERFLOW, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -68,6 +74,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
 UNLISTED = ('hold', 'require', 'ignore')
 ON_STALE = ('zero', 'silent')
+FRICTION_COMPENSATION = ('false', 'reference', 'measured')
 
 
 def wrenches_from(link_wrenches) -> dict:
@@ -174,6 +181,11 @@ class InverseDynamicsNode(Node):
         self._publish_joint_state = declare(
             self, 'publish_joint_state', False,
             'also publish each command as sensor_msgs/JointState on effort_commands')
+        self._friction = str(declare(
+            self, 'friction_compensation', 'false',
+            'add the model\'s joint friction to the feedforward and the services: false, '
+            'reference (friction of the reference velocity) or measured (of the measured '
+            'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION))).lower()
         period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
                          read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
         self._lock = threading.Lock()
@@ -206,6 +218,7 @@ class InverseDynamicsNode(Node):
                             self._trajectory_dynamics)
         self.add_on_set_parameters_callback(self._on_parameters)
         self._models = ModelSource(self, on_change=self._on_model)
+        self._payloads = PayloadInterface(self, self._models)
         self.create_timer(period, self._publish_diagnostics)
         self.create_timer(0.02, self._watch_input, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
@@ -213,7 +226,8 @@ class InverseDynamicsNode(Node):
     def _values(self, **changes) -> dict:
         values = {'mode': self._mode, 'state_timeout': self._timeout, 'joints': self._joints,
                   'kp': self._kp, 'kd': self._kd, 'unlisted_joints': self._unlisted,
-                  'include_gravity': self._include_gravity, 'on_stale': self._on_stale}
+                  'include_gravity': self._include_gravity, 'on_stale': self._on_stale,
+                  'friction_compensation': self._friction}
         values.update(changes)
         return values
 
@@ -232,6 +246,10 @@ class InverseDynamicsNode(Node):
         if mode == 'gravity_compensation' and not values['include_gravity']:
             return ('include_gravity false in mode gravity_compensation leaves nothing to send; '
                     'use inverse_dynamics or computed_torque')
+        friction = str(values['friction_compensation']).lower()
+        if friction not in FRICTION_COMPENSATION:
+            return (f'friction_compensation: {friction!r} is not one of '
+                    f'{", ".join(FRICTION_COMPENSATION)}')
         return ''
 
     def _configure(self, model, joints, kp, kd) -> None:
@@ -277,6 +295,7 @@ class InverseDynamicsNode(Node):
         self._joints, self._kp, self._kd = joints, kp, kd
         self._unlisted, self._on_stale = values['unlisted_joints'], values['on_stale']
         self._include_gravity = bool(values['include_gravity'])
+        self._friction = str(values['friction_compensation']).lower()
         values = {p.name: p.value for p in parameters}
         self._clamp = bool(values.get('clamp_effort', self._clamp))
         self._publish_joint_state = bool(values.get('publish_joint_state',
@@ -408,6 +427,17 @@ class InverseDynamicsNode(Node):
             self._release(f'no fresh joint state for {self._timeout} s')
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
+        tau = self._rigid_torque(feedforward)
+        if tau is None or self._friction == 'false':
+            return tau
+        if self._friction == 'measured':
+            velocity = feedforward.state.qd
+        else:   # the reference velocity (zero when holding still under gravity compensation)
+            reference = feedforward.reference
+            velocity = reference[1] if reference is not None else np.zeros(tau.shape)
+        return tau + feedforward.model.friction_torques(velocity)
+
+    def _rigid_torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         model, q, qd = feedforward.model, feedforward.state.q, feedforward.state.qd
         if self._mode == 'gravity_compensation':
             return model.gravity_torques(q)
@@ -432,14 +462,22 @@ class InverseDynamicsNode(Node):
         state = request.state
         names = state.name
         q = vectors.vector(names, state.position, 'state.position')
+        friction = self._friction != 'false'
         if request.gravity_only:
             effort = model.gravity_torques(q)
             qd = np.zeros(model.dof)
+            if friction:
+                effort = effort + model.friction_torques(
+                    vectors.vector(names, state.velocity, 'state.velocity', default=0.0))
         else:
             qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
             qdd = vectors.vector(names, request.accelerations, 'accelerations', default=0.0)
             wrenches = wrenches_from(request.external_wrenches)
-            effort = model.inverse_dynamics(q, qd, qdd, wrenches or None)
+            effort = model.inverse_dynamics(q, qd, qdd, wrenches or None, friction=friction)
+        included = 'included at state.velocity' if friction else 'not included'
+        response.message = (f'friction {included}; armature '
+                            f'{"included" if model.armature.any() else "zero"}; '
+                            f'payloads on {sorted(model.payloads) or "no link"}')
         response.joint_names = vectors.joint_name_list
         response.effort = doubles(effort)
         if request.want_gravity_torques:

@@ -15,6 +15,8 @@
 """
 Operational-space dynamics service: ``~/operational_space`` (Khatib 1987).
 
+Payloads at runtime: ``~/set_payload`` and the ``payload`` topic (nodes/payloads.py).
+
 For a JointState and a task link (any URDF link, fixed-merged ones too) it
 answers the pose, J, Jdot qd, Lambda, mu, p, J_bar and N of
 ``RobotModel.operational_space`` (matrices as Float64MultiArray [rows, cols],
@@ -36,6 +38,7 @@ from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, m
                                        ModelSource, require_finite, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.srv import OperationalSpace
 from scipy.spatial.transform import Rotation
 
@@ -71,6 +74,7 @@ class OperationalSpaceNode(Node):
         self.add_on_set_parameters_callback(self._on_parameters)
         self._timing = Timing()
         self._models = ModelSource(self)
+        self._payloads = PayloadInterface(self, self._models)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(OperationalSpace, '~/operational_space', self._operational_space)
         self.create_timer(period, self._publish_diagnostics)

@@ -45,7 +45,11 @@ into the joint limits) with zero velocity.
 
 Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``),
 ``~/step`` (``ros_dynamics/srv/SimStep``, only while paused),
-``~/set_state`` (``ros_dynamics/srv/SetJointState``).
+``~/set_state`` (``ros_dynamics/srv/SetJointState``), ``~/set_payload``
+(``ros_dynamics/srv/SetPayload``; also the ``payload`` topic,
+nodes/payloads.py): the simulated plant carries it from the next step. Its
+own ``actuators`` parameter (an actuators YAML: armature, friction) makes the
+simulated plant differ from a controller's model, e.g. to test robustness.
 
 Closed chains: ``loops`` names a loop-closure YAML (a path or
 ``package://ros_dynamics/config/delta_loops.yaml``; see ros_dynamics.closed_chain)
@@ -96,6 +100,7 @@ from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 from ros_dynamics.srv import SetJointState, SimStep
@@ -178,6 +183,7 @@ class SimulatorNode(Node):
         self.create_service(SetJointState, '~/set_state', self._on_set_state)
 
         self._models = ModelSource(self, on_change=self._on_model)
+        self._payloads = PayloadInterface(self, self._models, on_change=self._on_payload)
         self._diagnostics_timer = self.create_timer(self._diagnostics_period, self._diagnose)
         if self._report_period > 0:
             self._report_timer = self.create_timer(self._report_period, self._report_pose)
@@ -334,6 +340,12 @@ class SimulatorNode(Node):
             self._clear_inputs()
             self._fault = ''
         self._wake.set()
+
+    def _on_payload(self) -> None:
+        """Measure the energy reference again: a payload changes the plant's energy at once."""
+        with self._lock:
+            if self._sim is not None:
+                self._sim._new_state()
 
     def _initial_positions(self, model, vectors: JointVectorMap) -> np.ndarray:
         """Return ``initial_positions.<joint>`` values, default 0 clamped into the limits."""
