@@ -51,6 +51,8 @@ setup(
     ],
     # ranges for pip users; requirements/core.txt pins the versions CI runs
     install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0'],
+    # scale-out of batch jobs on Dask (ros_dynamics/scale_out.py)
+    extras_require={'scale': ['dask[distributed]>=2024.1']},
     python_requires='>=3.11',
     zip_safe=False,
     maintainer='ros_dynamics maintainers',
