@@ -71,7 +71,8 @@ def map_chunks(function: Callable, robot: RobotModel, arrays: tuple, chunk: int,
                          f'{[array.shape for array in arrays]}')
     client = dask_client(scheduler)
     try:
-        model = client.scatter(robot, broadcast=True)
+        # a fresh key per call: a hashed key repeated while the last call releases it is lost
+        model = client.scatter(robot, broadcast=True, hash=False)
         futures = [client.submit(function, model,
                                  *(array[start:start + chunk] for array in arrays),
                                  **(shared or {}), pure=False)
