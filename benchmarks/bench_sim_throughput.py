@@ -51,7 +51,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'test'))
 
-import mujoco  # noqa: E402
+import mujoco  # noqa: E402,I100
 from mujoco_models import coordinate_order, mujoco_model  # noqa: E402,I100
 from robot_data import example_urdf  # noqa: E402
 from mujoco import rollout as mujoco_rollout  # noqa: E402,I100

@@ -34,12 +34,11 @@ import math
 
 from numba import carray, types
 import numpy as np
-from ros_dynamics import kinematics
+from ros_dynamics import aba, kinematics
 from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
-from ros_dynamics import aba
 from ros_dynamics.aba import aba_into, dense_into
 from ros_dynamics.energy import kinetic_energy_of, potential_energy_at
-from ros_dynamics.joints import body_count, dof_of, model_at, state_at
+from ros_dynamics.joints import body_count, model_at, state_at
 from ros_dynamics.spatial import add, cross, load3, load9, mat_t_vec, mat_vec, store3
 
 # rows of the joint-parameter array
