@@ -36,9 +36,8 @@ import math
 
 from numba import carray, types
 import numpy as np
-from ros_dynamics import kinematics
+from ros_dynamics import aba, kinematics
 from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
-from ros_dynamics import aba
 from ros_dynamics.aba import aba_into, dense_into
 from ros_dynamics.actuators.friction import sigmoid_friction
 from ros_dynamics.energy import kinetic_energy_of, potential_energy_at
