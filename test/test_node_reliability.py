@@ -33,6 +33,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -190,6 +191,23 @@ def assert_clean_exit(node: NodeProcess, code: int) -> None:
     assert code == 0, f'exit code {code}:\n{output}'
     for word in ('Traceback', 'FATAL', 'RCLError', 'Unable to convert'):
         assert word not in output, output
+
+
+@pytest.mark.parametrize('delay', [0.15, 0.3, 0.6, 1.0])
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_a_signal_while_the_package_imports_exits_cleanly(signum, delay):
+    """
+    The first second of a node process: the interpreter is still importing the package.
+
+    (A signal before the interpreter has started at all, within ~0.1 s of the exec, ends
+    the process by the signal's default action, silently, as for any program.)
+    """
+    node = NodeProcess('inverse_dynamics_node', unique_namespace(), {'urdf_path': PANDA})
+    node.start()
+    time.sleep(delay)
+    assert "loaded 'panda_arm'" not in node.output(), 'the node started before the signal'
+    code = node.stop(timeout=20.0, signum=signum)
+    assert_clean_exit(node, code)
 
 
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
