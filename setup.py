@@ -51,6 +51,7 @@ setup(
         # ros_dynamics.identification: consistent identification (SDP), ROS 2 bags, one BLAS
         # thread
         'identification': ['cvxpy>=1.5', 'clarabel>=0.9', 'rosbags>=0.10', 'threadpoolctl>=3.1'],
+        'scale': ['dask[distributed]>=2024.1'],   # ros_dynamics/scale_out.py
     },
     python_requires='>=3.11',
     zip_safe=False,

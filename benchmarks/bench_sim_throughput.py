@@ -25,6 +25,17 @@ Simulation throughput against MuJoCo, side by side in one process.
    ``Simulator.step(1000)`` (one call) for the block cost. Wall and CPU
    (process) time per step, the best of ``--repeats`` runs, and the ratio
    ours / MuJoCo (target <= 1).
+2. Many simulations in one call: ``ros_dynamics.rollouts.rollout`` against
+   ``mujoco.rollout.rollout`` on the Panda, B = 256 rollouts of 1000 steps
+   from random states under random joint efforts (MuJoCo: as qfrc_applied),
+   both on ``--threads`` threads (default: the cores). Time per state-step
+   (wall / (B steps)) and the ratio MuJoCo / ours (target >= 2).
+3. Scale-out on Dask (ros_dynamics/scale_out.py), ``--dask`` only: rollouts
+   (Panda, B = 256 x 1000 steps) and trajectory torques (UR5, 200
+   trajectories of 5000 samples) on a LocalCluster of 2 single-threaded
+   worker processes (loopback) against the same call in this process on
+   one thread; and the per-chunk overhead (the time of a chunk of one
+   sample, which is all task round trip), to size chunks by.
 
 The machine may be shared: the CPU time is the steadier figure, and the
 ratios come from interleaved runs so both sides see the same load.
@@ -40,10 +51,12 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'test'))
 
-import mujoco  # noqa: E402
+import mujoco  # noqa: E402,I100
 from mujoco_models import coordinate_order, mujoco_model  # noqa: E402,I100
 from robot_data import example_urdf  # noqa: E402
+from mujoco import rollout as mujoco_rollout  # noqa: E402,I100
 from ros_dynamics import RobotModel  # noqa: E402
+from ros_dynamics.rollouts import rollout  # noqa: E402
 from ros_dynamics.simulation import Simulator  # noqa: E402
 from ros_dynamics.urdf import parse_urdf_file  # noqa: E402
 
@@ -102,10 +115,93 @@ def step_times(path: str, repeats: int) -> dict:
     return results
 
 
+def rollout_times(path: str, batch: int, steps: int, threads: int, repeats: int) -> dict:
+    """Return (wall, CPU) seconds per state-step of mujoco.rollout and ours, and the error."""
+    robot = RobotModel(parse_urdf_file(path), mimic=False)
+    model = mujoco_model(path, dt=1e-3)
+    order = coordinate_order(model, robot.joint_names)
+    rng = np.random.default_rng(1)
+    q0 = rng.uniform(-0.3, 0.3, (batch, robot.dof))
+    qd0 = rng.uniform(-0.3, 0.3, (batch, robot.dof))
+    effort = rng.uniform(-2.0, 2.0, (batch, steps, robot.dof))
+    options = {'damping': False, 'friction': False, 'limits': False}
+    datas = [mujoco.MjData(model) for _ in range(threads)]
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    initial = np.zeros((batch, mujoco.mj_stateSize(model, spec)))
+    for b in range(batch):
+        data = datas[0]
+        mujoco.mj_resetData(model, data)
+        data.qpos[order], data.qvel[order] = q0[b], qd0[b]
+        mujoco.mj_getState(model, data, initial[b], spec)
+    control = np.zeros((batch, steps, model.nv))
+    control[:, :, order] = effort
+
+    def run_mujoco():
+        return mujoco_rollout.rollout(model, datas, initial, control,
+                                      control_spec=mujoco.mjtState.mjSTATE_QFRC_APPLIED)
+
+    def run_ours():
+        return rollout(robot, q0, qd0, effort, dt=1e-3, threads=threads, **options)
+
+    ours_q = run_ours()[0]   # compile / warm up, and compare the final states
+    state = run_mujoco()[0]
+    qpos = 1 + np.arange(model.nq)   # FULLPHYSICS: time, qpos, qvel, ...
+    error = np.max(np.abs(state[:, -1, qpos[order]] - ours_q[:, -1]))
+    count = batch * steps
+    mujoco_wall, mujoco_cpu = timed(run_mujoco, repeats)
+    ours_wall, ours_cpu = timed(run_ours, repeats)
+    return {'mujoco': (mujoco_wall / count, mujoco_cpu / count),
+            'ours': (ours_wall / count, ours_cpu / count), 'error': error}
+
+
+def dask_times(batch: int, steps: int) -> dict:
+    """Return the wall seconds of the local and 2-worker paths, and the per-chunk overhead."""
+    import distributed
+    from ros_dynamics.scale_out import distributed_rollout, trajectory_torques
+    panda = RobotModel(parse_urdf_file(example_urdf(ROBOTS[0][1])), mimic=False)
+    ur5 = RobotModel(parse_urdf_file(example_urdf(ROBOTS[1][1])))
+    rng = np.random.default_rng(2)
+    q0 = rng.uniform(-0.3, 0.3, (batch, panda.dof))
+    effort = rng.uniform(-2.0, 2.0, (steps, panda.dof))
+    options = {'damping': False, 'friction': False, 'limits': False}
+    states = [rng.uniform(-1.0, 1.0, (200, 5000, ur5.dof)) for _ in range(3)]
+    out = {}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host='127.0.0.1', dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            jobs = {
+                'rollouts': (lambda: rollout(panda, q0, q0 * 0.0, effort, threads=1, **options),
+                             lambda: distributed_rollout(panda, q0, q0 * 0.0, effort,
+                                                         scheduler=client, chunk=batch // 2,
+                                                         **options)),
+                'trajectory torques': (
+                    lambda: ur5.inverse_dynamics(*(x.reshape(-1, ur5.dof) for x in states)),
+                    lambda: trajectory_torques(ur5, *states, scheduler=client, chunk=100))}
+            for name, (local, remote) in jobs.items():
+                remote()   # workers compile / load the kernels
+                start = time.perf_counter()
+                local()
+                local_wall = time.perf_counter() - start
+                start = time.perf_counter()
+                remote()
+                out[name] = (local_wall, time.perf_counter() - start)
+            small = [x[:64, :1] for x in states]
+            trajectory_torques(ur5, *small, scheduler=client, chunk=1)
+            start = time.perf_counter()
+            trajectory_torques(ur5, *small, scheduler=client, chunk=1)
+            out['chunk'] = (time.perf_counter() - start) / 64
+    return out
+
+
 def main() -> None:
     """Print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--repeats', type=int, default=7, help='runs per case (best taken)')
+    parser.add_argument('--threads', type=int, default=os.cpu_count(),
+                        help='threads of both rollouts (default: the cores)')
+    parser.add_argument('--batch', type=int, default=256, help='rollouts (default 256)')
+    parser.add_argument('--steps', type=int, default=1000, help='steps each (default 1000)')
+    parser.add_argument('--dask', action='store_true', help='also time the Dask scale-out')
     args = parser.parse_args()
     now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     print(f'simulation throughput vs MuJoCo {mujoco.__version__}, RK4, dt = 1 ms, {now}, '
@@ -121,6 +217,26 @@ def main() -> None:
               f'{r["ours"][0] / r["mujoco"][0]:6.2f} {r["mujoco"][1] * 1e6:11.2f} '
               f'{r["ours"][1] * 1e6:9.2f} {r["ours"][1] / r["mujoco"][1]:6.2f} '
               f'{r["block"][1] * 1e6:10.2f}', flush=True)
+
+    print(f'\n2. rollouts, Panda, B = {args.batch}, {args.steps} steps, {args.threads} threads '
+          '(us per state-step, best of runs; ratio = MuJoCo / ours)')
+    r = rollout_times(example_urdf(ROBOTS[0][1]), args.batch, args.steps, args.threads,
+                      max(1, args.repeats // 2))
+    print(f'{"":15} {"MuJoCo wall":>12} {"ours wall":>10} {"ratio":>6} {"MuJoCo CPU":>11} '
+          f'{"ours CPU":>9} {"ratio":>6} {"max |dq| at end":>16}')
+    print(f'{"rollout":15} {r["mujoco"][0] * 1e6:12.3f} {r["ours"][0] * 1e6:10.3f} '
+          f'{r["mujoco"][0] / r["ours"][0]:6.2f} {r["mujoco"][1] * 1e6:11.3f} '
+          f'{r["ours"][1] * 1e6:9.3f} {r["mujoco"][1] / r["ours"][1]:6.2f} '
+          f'{r["error"]:16.1e}', flush=True)
+    if not args.dask:
+        return
+    print('\n3. Dask: 2 worker processes (LocalCluster, loopback) vs this process, 1 thread')
+    d = dask_times(args.batch, args.steps)
+    for name in ('rollouts', 'trajectory torques'):
+        local, remote = d[name]
+        print(f'{name:20} local {local:7.2f} s   2 workers {remote:7.2f} s   speed-up '
+              f'{local / remote:5.2f}x')
+    print(f'per-chunk overhead (64 chunks of one sample): {d["chunk"] * 1e3:.1f} ms a chunk')
 
 
 if __name__ == '__main__':

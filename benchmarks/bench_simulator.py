@@ -17,13 +17,13 @@ Simulator benchmark: steps per second as fast as possible, and /joint_states jit
 
     make build && scripts/with_ros.sh python benchmarks/bench_simulator.py [--seconds 10]
 
-1. Steps per second, RK4 at dt = 1 ms, for the seeds' 2R arm
+1. Steps per second, RK4 at dt = 1 ms, for Ghosal's 2R arm
    (urdf/planar_2r.urdf), the default arm (urdf/panda_arm.urdf) and Talos
    reduced (example-robot-data): the ROS-free core alone (``Simulator.step``
    in this process, an effort applied), then the installed ``simulator_node``
    with ``real_time_factor: 0`` publishing ``/clock`` every step and
    ``/joint_states`` at 500 Hz of sim time, measured by a subscriber in this
-   process from the sim-time stamps it receives. Targets (issue 6): default
+   process from the sim-time stamps it receives. Targets: default
    arm >= 20x real time, Talos reduced >= 5x.
 2. ``/joint_states`` at 1 kHz (``publish_rate: 1000``, real time): arrival
    intervals at a subscriber, p50 / p99 / max.
@@ -161,7 +161,7 @@ def main() -> None:
     parser.add_argument('--seconds', type=float, default=10.0,
                         help='measurement window per case, s of wall time (default 10)')
     args = parser.parse_args()
-    robots = [('2R (seed 001)', os.path.join(ROOT, 'urdf', 'planar_2r.urdf'), None),
+    robots = [("2R (Ghosal's example)", os.path.join(ROOT, 'urdf', 'planar_2r.urdf'), None),
               ('Panda (default arm)', os.path.join(ROOT, 'urdf', 'panda_arm.urdf'), 20.0),
               ('Talos reduced', talos_reduced(), 5.0)]
     now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())

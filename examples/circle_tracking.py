@@ -14,13 +14,13 @@
 # limitations under the License.
 
 """
-The seeds' circle (seed 001, lecture 3) tracked in closed loop, offline.
+The circle of Ghosal's 2R example (NPTEL notes) tracked in closed loop, offline.
 
 A Cartesian impedance controller on operational-space dynamics
 (``ros_dynamics.control.CartesianImpedance``) drives the simulator
 (``ros_dynamics.simulation``, RK4 at 1 ms, the controller at 1 kHz with a
 zero-order hold) along a circle of radius 0.2 m around (1.2, 1.2) m, one
-revolution in 10 s, for the seeds' planar 2R arm (urdf/planar_2r.urdf, plane
+revolution in 10 s, for Ghosal's planar 2R arm (urdf/planar_2r.urdf, plane
 x-z), and along a 0.1 m circle in the x-z plane for the Panda arm
 (urdf/panda_arm.urdf, full 6-D task: the hand keeps its orientation). For the
 2R arm the closed-loop torques are compared with the open-loop inverse
@@ -47,7 +47,7 @@ KP, KD = 400.0, 40.0   # 1/s^2, 1/s: critically damped, natural frequency 20 rad
 
 
 def two_r_inverse_kinematics(x: float, z: float, l1: float = 1.0, l2: float = 1.0) -> np.ndarray:
-    """Return (shoulder, elbow) reaching (x, z), elbow angle positive (seed angle convention)."""
+    """Return (shoulder, elbow) reaching (x, z), elbow angle positive (the notes' convention)."""
     cos_elbow = (x * x + z * z - l1 * l1 - l2 * l2) / (2.0 * l1 * l2)
     elbow = np.arccos(np.clip(cos_elbow, -1.0, 1.0))
     shoulder = np.arctan2(z, x) - np.arctan2(l2 * np.sin(elbow), l1 + l2 * np.cos(elbow))
@@ -79,7 +79,7 @@ def track(robot: RobotModel, link: str, controller: CartesianImpedance, q0: np.n
 
 
 def two_r_circle(duration: float = PERIOD) -> dict:
-    """Track the seeds' circle with the seeds' 2R arm."""
+    """Track the example's circle with its 2R arm."""
     robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'planar_2r.urdf'))
     center, radius = np.array([1.2, 0.0, 1.2]), 0.2
     q0 = two_r_inverse_kinematics(center[0] + radius, center[2])
@@ -158,7 +158,7 @@ def main() -> None:
     difference = two_r['torques'] - two_r['open_loop']
     print('| robot | RMS error (mm) | max error (mm) | peak torque (N m) |')
     print('|---|---|---|---|')
-    for name, result in (('planar 2R (seed 001)', two_r), ('Panda arm', panda)):
+    for name, result in (("planar 2R (Ghosal's example)", two_r), ('Panda arm', panda)):
         peaks = ', '.join(f'{v:.1f}' for v in np.abs(result['torques']).max(axis=0))
         print(f'| {name} | {result["rms"] * 1e3:.4f} | {result["max"] * 1e3:.4f} | {peaks} |')
     print(f'2R closed loop vs open-loop inverse dynamics: max |difference| '

@@ -14,12 +14,12 @@
 # limitations under the License.
 
 """
-The seed's four-bar (seed 001, figures 13-15): spring-driven, from folded to locked.
+The four-bar of Ghosal's NPTEL notes (figures 13-15): spring-driven, folded to locked.
 
     .venv/bin/python examples/four_bar.py   # prints the numbers, writes docs/images/four_bar_*
 
 Horizontal plane (no gravity), tau = 1.96 - 0.1 theta1 on joint 1, from theta1 = 0.01 rad
-with the consistent phi1 and at rest, integrated by solve_ivp (RK45, the seed's ODE45) until
+with the consistent phi1 and at rest, integrated by solve_ivp (RK45, the notes' ODE45) until
 theta1 = 150 deg; a second run without that stop ends at the singularity event (links 2 and
 3 aligned), and the loop-closure drift is compared with and without Baumgarte.
 """
@@ -36,7 +36,7 @@ from ros_dynamics.closed_chain import ClosedChain  # noqa: E402
 
 
 def spring(t, q, qd):
-    """Return the seed's torsional spring torque on joint 1 (N m)."""
+    """Return the example's torsional spring torque on joint 1 (N m)."""
     return np.array([1.96 - 0.1 * q[0], 0.0, 0.0])
 
 
@@ -61,9 +61,9 @@ def main() -> None:
             error = max(np.abs(chain.residual(q)).max() for q in drift['q'])
             print(f'  {label}, alpha = beta = {gains[0]:g}: max |phi| to 12 s = {error:.2e} m')
     theta1, phi2, phi1 = np.degrees(run['q']).T
-    phi2_absolute = theta1 + phi2   # the seed plots link 2's angle from the ground
-    print(f'initial phi1 = {q0[2]:.4f} rad (seed 0.0102); theta1 = 150 deg at '
-          f't = {run["t"][-1]:.3f} s (seed 12.25 s)')
+    phi2_absolute = theta1 + phi2   # the notes plot link 2's angle from the ground
+    print(f'initial phi1 = {q0[2]:.4f} rad (notes: 0.0102); theta1 = 150 deg at '
+          f't = {run["t"][-1]:.3f} s (notes: 12.25 s)')
     force = np.linalg.norm(run['lambda'], axis=1)
     for t in (6.0, 10.0, 12.0, run['t'][-1]):
         k = min(np.searchsorted(run['t'], t), len(force) - 1)
@@ -82,7 +82,7 @@ def main() -> None:
     axis.plot(run['t'], phi2_absolute, label='theta1 + phi2 (link 2)')
     axis.set_xlabel('t (s)')
     axis.set_ylabel('angle (deg)')
-    axis.set_title('four-bar: joint angles (cf. seed 001 fig. 14)')
+    axis.set_title("four-bar: joint angles (cf. Ghosal's fig. 14)")
     axis.legend()
     paths = [os.path.join(ROOT, 'docs', 'images', 'four_bar_angles.png')]
     figure.savefig(paths[-1], dpi=100, bbox_inches='tight')
@@ -91,7 +91,7 @@ def main() -> None:
     axis.plot(run['t'], run['lambda'][:, 1], label='lambda_y')
     axis.set_xlabel('t (s)')
     axis.set_ylabel('constraint force at O3 (N)')
-    axis.set_title('four-bar: Lagrange multipliers (cf. seed 001 fig. 15)')
+    axis.set_title("four-bar: Lagrange multipliers (cf. Ghosal's fig. 15)")
     axis.legend()
     paths.append(os.path.join(ROOT, 'docs', 'images', 'four_bar_lambda.png'))
     figure.savefig(paths[-1], dpi=100, bbox_inches='tight')

@@ -14,12 +14,12 @@
 # limitations under the License.
 
 """
-The seeds' planar 2R free swing (seed 001), offline, without ROS.
+The planar 2R free swing of Ghosal's NPTEL notes, offline, without ROS.
 
-The arm of urdf/planar_2r.urdf (the seed's link table; its joint angles are
-the seed's theta) starts at rest at theta = (-90 deg, 45 deg) with zero torque
+The arm of urdf/planar_2r.urdf (the notes' link table; its joint angles are
+the notes' theta) starts at rest at theta = (-90 deg, 45 deg) with zero torque
 and swings for 5 s. It is integrated with the fixed-step RK4 simulator at 1 ms
-and adaptively with scipy's Radau (the seed's ODE15S counterpart); the script
+and adaptively with scipy's Radau (the notes' ODE15S counterpart); the script
 prints the difference between the two and the total-energy drift, and with
 ``--plot PATH`` writes the joint angles over time as a PNG (matplotlib).
 
@@ -73,7 +73,7 @@ def main() -> None:
         ax.plot(t[::50], np.degrees(q_radau[::50, 1]), 'k.', markersize=3)
         ax.set_xlabel('t [s]')
         ax.set_ylabel('angle [deg]')
-        ax.set_title('Seed 001: planar 2R free swing from (-90, 45) deg')
+        ax.set_title('Planar 2R free swing from (-90, 45) deg')
         ax.legend()
         fig.tight_layout()
         fig.savefig(args.plot, dpi=100)

@@ -31,7 +31,9 @@ from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)   # first: submodules may live in either
 
-from ros_dynamics.exceptions import SingularMassMatrixError, URDFError, URDFWarning
+from ros_dynamics.exceptions import (BatchTooLargeError, SingularMassMatrixError, URDFError,
+                                     URDFWarning)
 from ros_dynamics.model import RobotModel
 
-__all__ = ['RobotModel', 'SingularMassMatrixError', 'URDFError', 'URDFWarning']
+__all__ = ['BatchTooLargeError', 'RobotModel', 'SingularMassMatrixError', 'URDFError',
+           'URDFWarning']

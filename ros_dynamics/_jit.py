@@ -41,6 +41,7 @@ from the cache. ``ROS_DYNAMICS_PRECOMPILE=0`` turns this off.
 import ctypes
 import hashlib
 import importlib
+import logging
 import os
 from pathlib import Path
 import subprocess
@@ -53,6 +54,7 @@ import warnings
 
 import numba
 from numba import types
+from numba.core.caching import _CacheLocator
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 import numpy as np
@@ -74,18 +76,24 @@ STATE_ENTRY = STATUS(_POINTER, types.int64, types.int64, _POINTER, _POINTER, _PO
 _compile_lock = threading.RLock()   # re-entered: a state entry compiles the kernels it calls
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
-                 'integrators', 'identification.regressor', 'rollouts.kernels')
+                 'integrators', 'identification.regressor', 'rollouts.kernels',
+                 'actuators.friction')
 _warm_started = False
+# CPU seconds to compile one entry point on a cold cache (every kernel: 27 s of CPU on a 2.1 GHz
+# Xeon; the README's start-up figures), for the one line announcing a compile
+SECONDS_PER_ENTRY = 1.5
+_compile_announced = False
+logger = logging.getLogger(__name__)
 
 
 def _source_digest() -> str:
     """Return a short digest of numba's version and the modules that define kernels."""
     digest = hashlib.sha256(numba.__version__.encode())
     root = Path(__file__).parent
-    for path in sorted(root.rglob('*.py')):   # subpackages' kernels too
+    for path in sorted(root.rglob('*.py')):   # subpackages too (actuators/)
         source = path.read_bytes()
         if path.name == '_jit.py' or b'\n@kernel' in source:
-            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.relative_to(root).as_posix().encode())
             digest.update(source)
     return digest.hexdigest()[:16]
 
@@ -234,6 +242,7 @@ def ensure_compiled(*dispatchers) -> None:
         with _compile_lock:
             if dispatcher.entry_ready:
                 continue
+            _announce_compile(dispatcher)
             _start_warming()
             if isinstance(dispatcher, StateEntry):
                 dispatcher.compile_entry()
@@ -248,6 +257,28 @@ def ensure_compiled(*dispatchers) -> None:
             dispatcher.entry_ready = True
 
 
+def _announce_compile(dispatcher) -> None:
+    """
+    Log one line, once per process, when ``dispatcher`` is about to be compiled (not cached).
+
+    With a warm cache (``make build`` / ``colcon build`` fill it) this says
+    nothing; otherwise it names the number of kernels missing and the time
+    they take (a warning, so that Python's default logging shows it; the
+    nodes forward it to their ROS logger).
+    """
+    global _compile_announced
+    if _compile_announced or (CACHE_DIR is not None and _cached(dispatcher)):
+        return
+    _compile_announced = True
+    entries = entry_points()
+    missing = len(entries) if CACHE_DIR is None else sum(not _cached(d) for d in entries)
+    seconds = max(1, round(SECONDS_PER_ENTRY * missing))
+    where = (f'cached in {CACHE_DIR}' if CACHE_DIR is not None else
+             'in memory only: no writable cache directory, set ROS_DYNAMICS_CACHE_DIR')
+    logger.warning('compiling dynamics kernels for the first run, ~%d s (%d of %d kernels, %s)',
+                   seconds, missing, len(entries), where)
+
+
 def entry_points() -> list:
     """Return every entry-point kernel, in ENTRY_MODULES order."""
     out = []
@@ -260,9 +291,17 @@ def entry_points() -> list:
 
 
 def _cached(dispatcher) -> bool:
-    """Return True if the cache holds an index for this kernel."""
+    """
+    Return True if the cache holds an index for this kernel compiled from this source file.
+
+    numba keeps one cache subdirectory per source directory, so kernels
+    compiled from another copy of the package (the source tree next to the
+    colcon install, say) do not count.
+    """
     name = f'{dispatcher.__module__.rsplit(".", 1)[-1]}.{dispatcher.__name__}-*.nbi'
-    return any(Path(CACHE_DIR).rglob(name))
+    source = sys.modules[dispatcher.__module__].__file__
+    subpath = _CacheLocator.get_suitable_cache_subpath(source)
+    return any(Path(CACHE_DIR, subpath).glob(name))
 
 
 def warm_cache(last_first: bool = True) -> None:

@@ -15,17 +15,19 @@
 """
 Forward dynamics by the articulated-body algorithm (ABA), O(n).
 
-Featherstone 2008, table 7.1 (seed 002 derives it; SEEDS_NOTES lists the
-transposition and factor errors of its pseudocode that this code does not
-repeat):
+Featherstone 2008, table 7.1 (derived with spatial algebra in Mirtich's 1996
+thesis, "Impulse-based dynamic simulation of rigid body systems"):
 
 1. v_i = X_i v_p + S_i qd_i, c_i = v_i x S_i qd_i, IA_i = I_i,
    pA_i = v_i x* I_i v_i - f_i^ext;
-2. leaves to root: U_i = IA_i S_i, D_i = S_i^T U_i, u_i = tau_i - S_i^T pA_i,
+2. leaves to root: U_i = IA_i S_i, D_i = S_i^T U_i + I_a,i, u_i = tau_i - S_i^T pA_i,
    IA_p += X_i^T (IA_i - U_i U_i^T / D_i) X_i,
    pA_p += X_i^* (pA_i + Ia_i c_i + U_i u_i / D_i);
 3. root to leaves: a'_i = X_i a_p + c_i, qdd_i = (u_i - U_i^T a'_i) / D_i,
    a_i = a'_i + S_i qdd_i, with a_root = -gravity.
+
+with I_a,i the joint's armature (reflected rotor inertia; Featherstone 2008,
+sec. 7.2 and table 7.1's D_i with the rotor inertia added, as Pinocchio does).
 
 ABA has no joint model for mimic joints (one coordinate driving several
 bodies), so models with mimic joints solve M qdd = tau - b instead: M by CRBA
@@ -38,9 +40,9 @@ import numpy as np
 
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.crba import crba_into
-from ros_dynamics.joints import (body_count, coordinate_of, dof_of, gravity_of, H_TOLERANCE,
-                                 joint_position, joint_rate, joint_transform, motion_subspace,
-                                 one_state, parent_of, rigid_inertia)
+from ros_dynamics.joints import (armature_of, body_count, coordinate_of, dof_of, gravity_of,
+                                 H_TOLERANCE, joint_position, joint_rate, joint_transform,
+                                 motion_subspace, one_state, parent_of, rigid_inertia)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent, cross_force,
                                   cross_motion, dot, force_to_parent, load3, load9, mat_add,
@@ -110,7 +112,7 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
         pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
         sw, sv = motion_subspace(model, i)
         uw, uv = articulated_times(a, b, c, sw, sv)
-        d = dot(sw, uw) + dot(sv, uv)
+        d = dot(sw, uw) + dot(sv, uv) + armature_of(model, i)
         if not d > tolerance:
             return i
         u = tau[coordinate_of(model, i)] - dot(sw, pn) - dot(sv, pf)

@@ -15,7 +15,7 @@
 """
 Actuator sizing from a trajectory: efforts at every point and a report per joint.
 
-Seed 001 notes that inverse dynamics is what actuator sizing needs: the
+Inverse dynamics is what actuator sizing needs (Ghosal's NPTEL notes): the
 torque each motor must give along a planned motion. For a trajectory
 (times, q, qd, qdd) the efforts come from one batched RNEA call; the report
 gives, per joint, the peak and RMS effort, the peak speed and the peak

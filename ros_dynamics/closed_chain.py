@@ -13,19 +13,19 @@
 # limitations under the License.
 
 """
-Closed kinematic chains: a tree plus loop-closure constraints (seed 001, parallel mechanisms).
+Closed kinematic chains: a tree plus loop-closure constraints (Ghosal's NPTEL notes, module 6).
 
 URDF describes trees, so a closed chain is a tree cut at one joint per loop
 plus closures, each requiring two frames to coincide (declared in YAML, see
 ``ClosedChain.from_yaml``). With the stacked closure residual phi(q), its
 Jacobian Jc = d phi / dq and bias Jcdot qd, the equations of motion are the
-differential-algebraic system (Lagrange multipliers, seed 001)
+differential-algebraic system (Lagrange multipliers, as in Ghosal's notes)
 
     M qdd + b = tau + Jc^T lambda,    Jc qdd = -Jcdot qd - 2 alpha phidot - beta^2 phi,
 
 the second line being the constraint's second derivative with Baumgarte's
-stabilisation (alpha, beta: the damping and frequency of the drift, seed 001's
-(Baumgarte 1983) form). ``forward_dynamics`` solves the dense KKT system
+stabilisation (alpha, beta: the damping and frequency of the drift, in the
+(Baumgarte 1983) form of Ghosal's notes). ``forward_dynamics`` solves the dense KKT system
 [M -Jc^T; Jc 0] [qdd; lambda] = [tau - b; rhs], O((n + m)^3) per call (tiny
 for mechanisms: n + m = 5 for the four-bar, 27 for the Delta robot). lambda
 is the force (N) on frame_a's origin in the root frame's axes (frame_b gets
@@ -105,7 +105,7 @@ class ClosedChain:
 
         rank_tolerance, lock_tolerance: relative smallest singular value of Jc
         and of its passive columns below which a configuration is singular.
-        The folded start of the seed's four-bar has 3e-3 and 5e-3.
+        The folded start of Ghosal's four-bar has 3e-3 and 5e-3.
         """
         self.robot = robot
         self.closures = tuple(closures)
@@ -261,7 +261,7 @@ class ClosedChain:
 
         Two kinds: Jc itself losing rank (redundant or degenerate closures), and
         its columns of the passive (not actuated) joints losing rank, where the
-        passive joints cannot follow the actuated ones (the seed's four-bar
+        passive joints cannot follow the actuated ones (Ghosal's four-bar
         with links 2 and 3 aligned): the mechanism locks and the constraint
         forces grow without bound.
         """

@@ -18,10 +18,10 @@ Control laws built on the model: computed torque and Cartesian impedance.
 The controller nodes only translate messages to these calls, so the same
 laws run offline (with ``ros_dynamics.simulation``) and in ROS.
 
-* Computed torque (joint space, Craig / seed 001): tau = M(q) (qdd_ref +
+* Computed torque (joint space, Craig ch. 10): tau = M(q) (qdd_ref +
   Kd (qd_ref - qd) + Kp (q_ref - q)) + C(q, qd) qd + g(q), evaluated as one
   RNEA call with the commanded acceleration.
-* Cartesian impedance on operational-space dynamics (Khatib 1987, seed 004):
+* Cartesian impedance on operational-space dynamics (Khatib 1987):
   tau = J^T (Lambda (Kp e + Kd (xd_ref - xd)) + mu + p) + N^T tau_null, with
   e the pose error (position difference and the rotation vector of
   R_ref R^T) and tau_null = g(q) - D qd + K_posture (q_rest - q): with the
@@ -49,10 +49,10 @@ def computed_torque(robot: RobotModel, q, qd, q_ref, qd_ref, qdd_ref, kp, kd) ->
     kp (1/s^2) and kd (1/s) are per-joint gains (dof,) or scalars. Position
     errors of continuous joints are wrapped.
     """
+    names = ('q', 'qd', 'q_ref', 'qd_ref', 'qdd_ref', 'kp', 'kd')
     q, qd, q_ref, qd_ref, qdd_ref, kp, kd = (
-        finite_array(value, name) for value, name in
-        zip((q, qd, q_ref, qd_ref, qdd_ref, kp, kd), ('q', 'qd', 'q_ref', 'qd_ref', 'qdd_ref',
-                                                       'kp', 'kd')))
+        finite_array(value, name)
+        for value, name in zip((q, qd, q_ref, qd_ref, qdd_ref, kp, kd), names))
     try:
         error = wrap_angles(q_ref - q, robot.continuous)
         command = qdd_ref + kd * (qd_ref - qd) + kp * error

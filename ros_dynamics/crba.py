@@ -18,15 +18,17 @@ Joint-space mass matrix by the composite rigid-body algorithm (CRBA).
 Featherstone 2008, table 6.2: composite inertias I^c_i = I_i + sum of the
 children's X^T I^c X, then H_ii = S_i^T I^c_i S_i and, walking up the
 ancestors j of i with F = X^* F, H_ij = H_ji = S_j^T F. With mimic joints the
-result is G^T H_full G.
+result is G^T H_full G. Armature (reflected rotor inertia) adds diag(I_a)
+(Featherstone 2008, sec. 7.2).
 """
 
 from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, state_entry, STATUS
-from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of, MIMIC_GAIN,
-                                 model_at, motion_subspace, parent_of, rigid_inertia)
+from ros_dynamics.joints import (armature_of, bad_state, batch_of_one, body_count,
+                                 coordinate_of, MIMIC_GAIN, model_at, motion_subspace, parent_of,
+                                 rigid_inertia)
 from ros_dynamics.kinematics import transforms, W_POS, W_ROT
 from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9,
                                   rigid_inertia_times, rigid_inertia_to_parent, store3, store6)
@@ -73,6 +75,8 @@ def crba_into(model, q, work, mass):
         ki = coordinate_of(model, i)
         gi = model[i, MIMIC_GAIN]
         mass[ki, ki] += gi * gi * (dot(sw, n) + dot(sv, f))
+        if armature_of(model, i) != 0.0:
+            mass[ki, ki] += gi * gi * armature_of(model, i)
         j = i
         while parent_of(model, j) >= 0:
             n, f = force_to_parent(load9(work, j, W_ROT), load3(work, j, W_POS), n, f)

@@ -15,7 +15,8 @@
 """
 Kinetic and potential energy of the moving bodies.
 
-T = 1/2 sum_i v_i^T I_i v_i (body coordinates), V = -sum_i m_i g^T c_i with
+T = 1/2 sum_i v_i^T I_i v_i + 1/2 sum_i I_a,i qd_i^2 (body coordinates; I_a the
+joints' armature, the rotors' kinetic energy), V = -sum_i m_i g^T c_i with
 c_i the centre of mass in the root frame, so V = 0 at the root origin's
 height (Pinocchio's convention; the fixed root link's constant share is left
 out, as Pinocchio does).
@@ -25,7 +26,7 @@ from numba import types
 import numpy as np
 
 from ros_dynamics._jit import IN1, IN2, kernel
-from ros_dynamics.joints import body_count, gravity_of, rigid_inertia
+from ros_dynamics.joints import armature_of, body_count, gravity_of, joint_rate, rigid_inertia
 from ros_dynamics.kinematics import (forward_pass, NWORK, transforms, W_VEL_V, W_VEL_W,
                                      world_poses)
 from ros_dynamics.spatial import add, dot, load3, load9, mat_vec, rigid_inertia_times, scale
@@ -54,6 +55,9 @@ def kinetic_energy_of(model, q, qd, work):
         w, v = load3(work, i, W_VEL_W), load3(work, i, W_VEL_V)
         n, f = rigid_inertia_times(m, h, ibar, w, v)
         energy += 0.5 * (dot(w, n) + dot(v, f))
+        if armature_of(model, i) != 0.0:
+            rate = joint_rate(model, i, qd)
+            energy += 0.5 * armature_of(model, i) * rate * rate
     return energy
 
 

@@ -19,27 +19,29 @@ One step (RK4 or semi-implicit Euler) makes four forward-dynamics calls (ABA,
 Featherstone 2008 table 7.1, or the dense solve for mimic joints) on the
 joint torques of the simulator (simulation.py)
 
-    tau = effort - d qd - f tanh(qd / v_eps) + k_stop p - c_stop qd_into,
+    tau = effort - d qd - f tanh(qd / v_eps) - o - sigmoid(qd) + k_stop p - c_stop qd_into,
 
-with p the penetration past a position limit and the stop damper acting only
-on motion into the stop, and external wrenches (world axes, at link origins)
-turned into body forces at each stage's configuration. ``simulation_steps``
-runs ``count`` such steps and the simulator's energy health check after
-each one (no input applied: the total energy may not grow by more than the
-tolerance, see ``Simulator``), so that a step costs one crossing from Python
-or less. ``rollouts/`` reuses ``advance`` for many simulations at once.
+(o and the sigmoid: the friction offset and Gaz et al.'s sigmoid model,
+actuators/friction.py) with p the penetration past a position limit and the
+stop damper acting only on motion into the stop, and external wrenches (world
+axes, at link origins) turned into body forces at each stage's configuration.
+``simulation_steps`` runs ``count`` such steps and the simulator's energy
+health check after each one (no input applied: the total energy may not grow
+by more than the tolerance, see ``Simulator``), so that a step costs one
+crossing from Python or less. ``rollouts/`` reuses ``advance`` for many
+simulations at once.
 """
 
 import math
 
 from numba import carray, types
 import numpy as np
-from ros_dynamics import kinematics
+from ros_dynamics import aba, kinematics
 from ros_dynamics._jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
-from ros_dynamics import aba
 from ros_dynamics.aba import aba_into, dense_into
+from ros_dynamics.actuators.friction import sigmoid_friction
 from ros_dynamics.energy import kinetic_energy_of, potential_energy_at
-from ros_dynamics.joints import body_count, dof_of, model_at, state_at
+from ros_dynamics.joints import body_count, model_at, state_at
 from ros_dynamics.spatial import add, cross, load3, load9, mat_t_vec, mat_vec, store3
 
 # rows of the joint-parameter array
@@ -50,7 +52,9 @@ LOWER = 3
 UPPER = 4
 STOP_STIFFNESS = 5
 STOP_DAMPING = 6
-NPARAMS = 7
+OFFSET = 7
+SIGMOID = 8     # 3 rows: phi1, phi2, phi3
+NPARAMS = 11
 
 # columns of a wrench row: the body, the link origin in body coordinates (3), [force; torque]
 WRENCH_BODY = 0
@@ -87,6 +91,11 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
         value = effort[k] - params[DAMPING, k] * qd[k]
         if params[FRICTION, k] != 0.0:
             value -= params[FRICTION, k] * math.tanh(qd[k] / params[FRICTION_VELOCITY, k])
+        if params[OFFSET, k] != 0.0:
+            value -= params[OFFSET, k]
+        if params[SIGMOID, k] != 0.0:
+            value -= sigmoid_friction(params[SIGMOID, k], params[SIGMOID + 1, k],
+                                      params[SIGMOID + 2, k], qd[k])
         if limits:
             over = q[k] - params[UPPER, k]
             under = params[LOWER, k] - q[k]

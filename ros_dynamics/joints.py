@@ -24,11 +24,16 @@ mimic joints need no special case in the recursions beyond this map
 (Featherstone 2008, sec. 3.5, with the joint models of table 4.1).
 
 The kernels receive both packed into one read-only float array (``pack``):
-``model[i]`` is body i's reals followed by its ints (exact as floats), and the
-last row ``model[nb]`` holds gravity, the number of coordinates and the
-singularity tolerance. One argument instead of four keeps the per-call cost of
-crossing from Python into compiled code low.
+``model[i]`` is body i's reals followed by its ints (exact as floats) and its
+actuator terms (armature and joint friction of the coordinate it drives, set
+on the body of each independent joint only, zero on mimic followers), and the
+last row ``model[nb]`` holds gravity, the number of coordinates, the
+singularity tolerance and the velocity scale of the smooth Coulomb sign. One
+argument instead of four keeps the per-call cost of crossing from Python
+into compiled code low.
 """
+
+from typing import Optional
 
 from numba import carray
 import numpy as np
@@ -56,27 +61,48 @@ MIMIC_GAIN = 25     # 1: G
 MIMIC_OFFSET = 26   # 1: o
 NREAL = 27
 
-# columns of the packed kernel model (body rows): the reals, then the ints
+# columns of the packed kernel model (body rows): the reals, the ints, then the actuator terms
 COL_PARENT = NREAL + PARENT
 COL_JTYPE = NREAL + JTYPE
 COL_QINDEX = NREAL + QINDEX
-NCOL = NREAL + NINT
+COL_ARMATURE = NREAL + NINT   # 1: reflected rotor inertia G^2 J_m (kg m^2, or kg)
+COL_VISCOUS = COL_ARMATURE + 1   # 1: viscous friction b (N m s/rad)
+COL_COULOMB = COL_ARMATURE + 2   # 1: Coulomb friction f_c (N m)
+COL_OFFSET = COL_ARMATURE + 3    # 1: constant friction offset (N m)
+COL_SIGMOID = COL_ARMATURE + 4   # 3: Gaz et al.'s sigmoid (phi1, phi2, phi3)
+COL_SIGMOID_REST = COL_ARMATURE + 7   # 1: its value at rest, phi1 / (1 + exp(-phi2 phi3))
+NACTUATOR = 8
+NCOL = NREAL + NINT + NACTUATOR
 # header row (the last row of the packed model)
 H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)
 H_DOF = 3           # 1: number of independent coordinates
 H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is singular
+H_FRICTION_VELOCITY = 5   # 1: velocity scale v_s of the smooth sign tanh(qd / v_s) (rad/s)
+# the rigid-body inertia columns a payload adds to (MASS, FIRST_MOMENT, IBAR)
+INERTIA_COLUMNS = slice(MASS, IBAR + 6)
 
 
 def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
-         tolerance: float) -> np.ndarray:
-    """Return the read-only packed model (nb + 1, NCOL) the kernels read."""
+         tolerance: float, actuator: Optional[np.ndarray] = None,
+         friction_velocity: float = 1e-3, inertia: Optional[np.ndarray] = None) -> np.ndarray:
+    """
+    Return the read-only packed model (nb + 1, NCOL) the kernels read.
+
+    actuator: (nb, NACTUATOR) armature and friction columns (None: zeros);
+    inertia: (nb, 10) added to the bodies' (m, h, ibar) columns (payloads), or None.
+    """
     nb = ints.shape[0]
     model = np.zeros((nb + 1, NCOL))
     model[:nb, :NREAL] = reals
-    model[:nb, NREAL:] = ints
+    model[:nb, NREAL:NREAL + NINT] = ints
+    if actuator is not None:
+        model[:nb, COL_ARMATURE:] = actuator
+    if inertia is not None:
+        model[:nb, INERTIA_COLUMNS] += inertia
     model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
     model[nb, H_DOF] = dof
     model[nb, H_TOLERANCE] = tolerance
+    model[nb, H_FRICTION_VELOCITY] = friction_velocity
     model.setflags(write=False)
     return model
 
@@ -191,6 +217,12 @@ def rigid_inertia(model, i):
     return (model[i, MASS], load3(model, i, FIRST_MOMENT),
             (model[i, IBAR], model[i, IBAR + 1], model[i, IBAR + 2],
              model[i, IBAR + 3], model[i, IBAR + 4], model[i, IBAR + 5]))
+
+
+@kernel
+def armature_of(model, i):
+    """Return the armature of body i's joint (zero unless it is an independent joint)."""
+    return model[i, COL_ARMATURE]
 
 
 @kernel

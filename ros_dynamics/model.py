@@ -15,9 +15,13 @@
 """
 RobotModel: the public face of the core.
 
-A ``RobotModel`` is read-only after construction (except ``gravity``); every
-call allocates its own workspace inside the compiled kernel, so one model can
-serve several threads at once. Conventions (see README "Conventions"):
+A ``RobotModel``'s bodies and joints are fixed at construction; ``gravity``,
+``armature``, ``actuators`` (friction) and payloads (``set_payload``) may be
+changed at any time. Every call allocates its own workspace inside the
+compiled kernel, so one model can serve several threads at once; a change
+builds a new packed kernel model and swaps it in by one reference
+assignment, so a call in flight on another thread finishes with the model it
+started with and every later call sees the change. Conventions (see README "Conventions"):
 
 * SI units; angles in rad; the root link frame is the world frame.
 * ``q``, ``qd``, ``qdd``, ``tau`` are ordered as ``joint_names`` and may be
@@ -43,10 +47,14 @@ import numpy as np
 
 from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
 from ros_dynamics._jit import ensure_compiled, StateCall
+from ros_dynamics.actuators import friction as friction_kernels
+from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
+from ros_dynamics.actuators.parameters import ActuatorParameters
 from ros_dynamics.exceptions import BatchTooLargeError, SingularMassMatrixError
-from ros_dynamics.joints import pack
+from ros_dynamics.joints import INERTIA_COLUMNS, NACTUATOR, pack
 from ros_dynamics.model_build import build_model_arrays, limits
-from ros_dynamics.urdf import parse_urdf_file, parse_urdf_string, RobotSpec
+from ros_dynamics.payload import body_inertia_row, Payload, validated_payload
+from ros_dynamics.urdf import parse_urdf_string, read_urdf_file, RobotSpec
 
 FRAMES = ('world_aligned', 'local', 'world')
 _ARGUMENT_NAMES = {
@@ -102,7 +110,8 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable,
 # every call before this model has bound the kernel; then the general path
 # converts, validates, binds and raises the documented errors. The attributes
 # holding a model's bound single-state calls (per link: _link_calls):
-_CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call', '_regressor_call')
+_CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call', '_regressor_call', '_idf_call',
+          '_friction_call')
 # per-link quantities: entry point and output shape (None: the Jacobian's, 6 x dof)
 _LINK_ENTRIES = {'pose': (jacobian.link_transform_entry, (4, 4)),
                  'jacobian': (jacobian.jacobian_entry, None),
@@ -137,18 +146,18 @@ def _available_bytes() -> int:
         return 1 << 62
 
 
-def _check_memory(shape: tuple, name: str, arrays: int = 1) -> None:
-    """Raise BatchTooLargeError if ``arrays`` float64 arrays of ``shape`` do not fit in memory."""
-    size = 8 * arrays
+def _check_memory(shape: tuple, name: str) -> None:
+    """Raise BatchTooLargeError if a float64 array of ``shape`` does not fit in memory."""
+    size = 8
     for extent in shape:
         size *= int(extent)
     if size > _CHECKED_BYTES:
         available = _available_bytes()
         if size > available:
             raise BatchTooLargeError(
-                f'{name}: {arrays} float64 array(s) of shape {tuple(shape)} need '
-                f'{size / 1e9:.3g} GB, more than the {available / 1e9:.3g} GB of memory '
-                'available; split the batch into chunks')
+                f'{name}: a float64 array of shape {tuple(shape)} needs {size / 1e9:.3g} GB, '
+                f'more than the {available / 1e9:.3g} GB of memory available; split the '
+                'batch into chunks')
 
 
 def _as_array(value, name: str) -> np.ndarray:
@@ -204,6 +213,12 @@ def _empty(shape: tuple, name: str) -> np.ndarray:
     return np.empty(shape)
 
 
+def _zeros(shape: tuple, name: str) -> np.ndarray:
+    """Return np.zeros(shape), refusing up front a result that cannot fit in memory."""
+    _check_memory(shape, name)
+    return np.zeros(shape)
+
+
 def _did_you_mean(name, choices: tuple) -> str:
     """Return "; did you mean 'x'?" for names close to ``name`` (difflib), else ''."""
     if not isinstance(name, str):
@@ -215,14 +230,18 @@ def _did_you_mean(name, choices: tuple) -> str:
 class RobotModel:
     """Rigid-body dynamics model of a fixed-base robot built from a URDF."""
 
-    def __init__(self, spec: RobotSpec, gravity=(0.0, 0.0, -9.81), mimic: bool = True) -> None:
+    def __init__(self, spec: RobotSpec, gravity=(0.0, 0.0, -9.81), mimic: bool = True,
+                 actuators=None, transmissions: Optional[dict] = None) -> None:
         """
         Build the model from a parsed URDF (use the ``from_urdf_*`` constructors).
 
         mimic: follow ``<mimic>`` tags (the ROS meaning: the follower is not a
         coordinate). False treats every mimic joint as independent, like
         Pinocchio's default ``buildModelFromUrdf(..., mimic=False)``; use it for
-        URDFs whose mimic tags are broken.
+        URDFs whose mimic tags are broken. actuators: an ActuatorParameters, or
+        the actuators YAML (a mapping or a file path, see
+        actuators/description.py); transmissions: the URDF's, from
+        ``parse_transmissions``.
         """
         arrays = build_model_arrays(spec, mimic)
         self.name = spec.name
@@ -249,7 +268,24 @@ class RobotModel:
         self.continuous = np.array([s.type == 'continuous' for s in arrays.joint_specs])
         self.continuous.setflags(write=False)
         self._gravity = np.zeros(3)
-        self._model = None   # the packed kernel model, rebuilt when gravity changes
+        self._model = None   # the packed kernel model, rebuilt on every change (_repack)
+        # the body row of each coordinate's independent joint (its actuator terms go there)
+        independent = set(arrays.joint_names)
+        self._coordinate_body = np.array([i for i, name in enumerate(arrays.body_joints)
+                                          if name in independent], dtype=np.int64)
+        self._update_lock = threading.Lock()
+        self._payloads = {}         # link -> Payload
+        self._payload_rows = {}     # link -> (body, its (10,) inertia row)
+        if not isinstance(actuators, ActuatorParameters):
+            followers = {name: spec.joints[name].mimic.joint for name in arrays.body_joints
+                         if name not in independent}
+            actuators = actuator_parameters(arrays.joint_specs, transmissions, actuators,
+                                            followers, spec.joints)
+        elif actuators.joint_names != arrays.joint_names:
+            raise ValueError(f'actuators: parameters for joints {list(actuators.joint_names)}, '
+                             f'expected {list(arrays.joint_names)}')
+        self._actuators = actuators
+        self.effort_limit = actuators.effort_limit
         self._fd_entry = (aba.forward_dynamics_dense_entry if self._has_mimic
                           else aba.forward_dynamics_entry)
         self._fd_batch = (aba.forward_dynamics_dense_batch if self._has_mimic
@@ -258,16 +294,24 @@ class RobotModel:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_urdf_string(cls, xml: str, gravity=(0.0, 0.0, -9.81),
-                         mimic: bool = True) -> 'RobotModel':
-        """Build a model from URDF text (what the ``robot_description`` parameter holds)."""
-        return cls(parse_urdf_string(xml), gravity, mimic)
+    def from_urdf_string(cls, xml: str, gravity=(0.0, 0.0, -9.81), mimic: bool = True,
+                         actuators=None) -> 'RobotModel':
+        """
+        Build a model from URDF text (what the ``robot_description`` parameter holds).
+
+        actuators: None, or the actuators YAML as a mapping or a file path
+        (gear ratios, rotor inertia or armature, friction, effort limits per
+        joint; actuators/description.py). The URDF's transmissions and
+        ``<dynamics>`` are read either way; the YAML takes precedence.
+        """
+        spec = parse_urdf_string(xml)
+        return cls(spec, gravity, mimic, actuators, transmissions_of(xml))
 
     @classmethod
-    def from_urdf_file(cls, path: str, gravity=(0.0, 0.0, -9.81),
-                       mimic: bool = True) -> 'RobotModel':
-        """Build a model from a URDF file."""
-        return cls(parse_urdf_file(path), gravity, mimic)
+    def from_urdf_file(cls, path: str, gravity=(0.0, 0.0, -9.81), mimic: bool = True,
+                       actuators=None) -> 'RobotModel':
+        """Build a model from a URDF file (actuators: as ``from_urdf_string``)."""
+        return cls.from_urdf_string(read_urdf_file(path), gravity, mimic, actuators)
 
     # ------------------------------------------------------------------ description
     @property
@@ -315,10 +359,151 @@ class RobotModel:
         value = _as_array(value, 'gravity')
         if value.shape != (3,) or not np.all(np.isfinite(value)):
             raise ValueError(f'gravity: expected 3 finite numbers, got {value!r}')
-        self._gravity = value.copy()
-        self._model = pack(self._ints, self._reals, self._dof, self._gravity,
-                           self._singular_tolerance)
+        with self._update_lock:
+            self._gravity = value.copy()
+            self._repack()
+
+    def _repack(self, payloads_only: bool = False) -> None:
+        """
+        Swap in a packed model of the current gravity, actuators and payloads (hold the lock).
+
+        The model without payloads is kept (``_unloaded``), so a payload change
+        only copies it and adds the payloads' inertia rows. One reference
+        assignment, then the bound calls are dropped: a call that bound the
+        old model while this ran drops its binding again (_bind).
+        """
+        if not payloads_only:
+            actuator = np.zeros((self._ints.shape[0], NACTUATOR))
+            actuator[self._coordinate_body] = self._actuators.columns()
+            self._unloaded = pack(self._ints, self._reals, self._dof, self._gravity,
+                                  self._singular_tolerance, actuator,
+                                  self._actuators.friction_velocity)
+        model = self._unloaded
+        if self._payload_rows:
+            model = model.copy()
+            for body, row in self._payload_rows.values():
+                model[body, INERTIA_COLUMNS] += row
+            model.setflags(write=False)
+        self._model = model
         self._unbind()
+
+    # ------------------------------------------------------------------ actuators
+    @property
+    def actuators(self) -> ActuatorParameters:
+        """
+        Gear ratio, armature, friction and effort limit per joint (actuators/parameters.py).
+
+        Set a new ActuatorParameters (e.g. ``robot.actuators.replace(viscous=b)``)
+        to change them; the change is atomic and cheap (no recompilation).
+        """
+        return self._actuators
+
+    @actuators.setter
+    def actuators(self, value: ActuatorParameters) -> None:
+        if not isinstance(value, ActuatorParameters):
+            raise TypeError(f'actuators: expected an ActuatorParameters, got '
+                            f'{type(value).__name__}')
+        if value.joint_names != self.joint_names:
+            raise ValueError(f'actuators: parameters for joints {list(value.joint_names)}, '
+                             f'expected {list(self.joint_names)}')
+        with self._update_lock:
+            self._actuators = value
+            self.effort_limit = value.effort_limit
+            self._repack()
+
+    @property
+    def armature(self) -> np.ndarray:
+        """
+        Reflected rotor inertia per joint, I_a = G^2 J_m (kg m^2; kg for prismatic), (dof,).
+
+        Pinocchio's ``model.armature``: it adds I_a qdd to inverse dynamics,
+        diag(I_a) to M (and so to forward dynamics, ABA's D_i, the kinetic
+        energy, operational space and the simulator). Settable; default from
+        the description (transmissions, actuators YAML), else zeros.
+        """
+        return self._actuators.armature
+
+    @armature.setter
+    def armature(self, value) -> None:
+        array = _as_array(value, 'armature')
+        if array.shape != self._shape:
+            raise ValueError(f'armature: expected shape ({self._dof},) for joints '
+                             f'{list(self.joint_names)}, got shape {array.shape}')
+        with self._update_lock:
+            self._actuators = self._actuators.with_armature(array)
+            self._repack()
+
+    def friction_torques(self, qd) -> np.ndarray:
+        """
+        Return the joint friction torques tau_f(qd) (N m or N), (dof,) or (N, dof).
+
+        Per joint: b qd + f_c tanh(qd / v_s) + o + Gaz et al.'s sigmoid
+        phi1 / (1 + exp(-phi2 (qd + phi3))) - phi1 / (1 + exp(-phi2 phi3))
+        (RA-L 2019), with the parameters of ``actuators``: the torque friction
+        takes, so the motors must deliver inverse dynamics + tau_f.
+        """
+        tau = self._friction_call(qd)
+        if tau is not None:
+            return tau
+        qd = self._state(qd, 'qd')
+        out = np.empty(qd.shape)
+        if qd.ndim == 1:
+            call = self._bind('_friction_call', friction_kernels.friction_torques_entry, 1,
+                              self._shape)
+            self._check_status(call.into(out, qd), ('qd',), (qd,))
+            return out
+        ensure_compiled(friction_kernels.friction_torques_batch)
+        friction_kernels.friction_torques_batch(self._model, qd, out)
+        return out
+
+    # ------------------------------------------------------------------ payloads
+    def set_payload(self, link: str, mass: float, com=(0.0, 0.0, 0.0), inertia=None) -> None:
+        """
+        Attach a rigid payload to ``link`` (replacing the one it had).
+
+        mass in kg (>= 0); com (3,) its centre of mass in the link frame (m);
+        inertia (3, 3) about that centre in the link's axes (kg m^2; None: a
+        point mass), symmetric and physically consistent (payload.py). Any
+        link but those fixed to the root, including links merged through
+        fixed joints (a tool frame). Every algorithm sees it from the next
+        call on; ValueError (naming the link) leaves the model unchanged.
+        """
+        body = self._body_of(link)
+        if body < 0:
+            raise ValueError(f'link {link!r} is fixed to the root link {self.root_link!r}: a '
+                             'payload there does not move and changes no joint torque')
+        payload = validated_payload(link, mass, com, inertia)
+        row = body_inertia_row(payload, self._arrays.link_offset[link][0])
+        with self._update_lock:
+            payloads, rows = dict(self._payloads), dict(self._payload_rows)
+            payloads[link], rows[link] = payload, (body, row)
+            self._payloads, self._payload_rows = payloads, rows
+            self._repack(payloads_only=True)
+
+    def payload(self, link: str) -> Optional[Payload]:
+        """Return the Payload (mass, com, inertia) attached to ``link``, or None."""
+        self._body_of(link)
+        return self._payloads.get(link)
+
+    @property
+    def payloads(self) -> dict:
+        """Return every attached payload, {link: Payload}."""
+        return dict(self._payloads)
+
+    def clear_payload(self, link: Optional[str] = None) -> None:
+        """Remove the payload of ``link`` (None: every payload); no error if it has none."""
+        if link is not None:
+            self._body_of(link)
+        with self._update_lock:
+            if link is None:
+                payloads, rows = {}, {}
+            else:
+                payloads, rows = dict(self._payloads), dict(self._payload_rows)
+                if payloads.pop(link, None) is None:
+                    return
+                rows.pop(link)
+            self._payloads, self._payload_rows = payloads, rows
+            self._repack(payloads_only=True)
 
     def _unbind(self) -> None:
         """Forget the bound single-state calls (they hold the packed model)."""
@@ -332,19 +517,23 @@ class RobotModel:
         call = getattr(self, name)
         if call is _unbound:
             ensure_compiled(entry)
-            call = StateCall(entry.address, self._model, self._dof, inputs, out_shape,
+            model = self._model
+            call = StateCall(entry.address, model, self._dof, inputs, out_shape,
                              self._no_wrench_batch)
             setattr(self, name, call)
+            if self._model is not model:   # swapped meanwhile (_repack): bind again next time
+                setattr(self, name, _unbound)
         return call
 
     def __getstate__(self) -> dict:
         """Pickle without the bound calls (C objects; rebound on first use)."""
         return {k: v for k, v in self.__dict__.items()
-                if k not in _CALLS and k not in ('_link_calls', '_jacobian_calls')}
+                if k not in _CALLS and k not in ('_link_calls', '_jacobian_calls', '_update_lock')}
 
     def __setstate__(self, state: dict) -> None:
         """Restore a pickled model; its single-state calls bind again on first use."""
         self.__dict__.update(state)
+        self._update_lock = threading.Lock()
         self._unbind()
 
     def joint_index(self, name: str) -> int:
@@ -434,6 +623,8 @@ class RobotModel:
         N); blocks run on the shared thread pool. Returns the first nonzero status.
         """
         model = self._model
+        if out.size == 0:   # no states, or no joints: nothing to compute for any N
+            return 0
         ensure_compiled(batch)
         if wrenches is None:
             none = self._no_wrench_batch
@@ -455,35 +646,51 @@ class RobotModel:
         return _run_batch(block, out.shape[0], lambda a, b: (a, b))
 
     # ------------------------------------------------------------------ dynamics
-    def inverse_dynamics(self, q, qd, qdd, external_wrenches: Optional[Mapping] = None
-                         ) -> np.ndarray:
+    def inverse_dynamics(self, q, qd, qdd, external_wrenches: Optional[Mapping] = None,
+                         friction: bool = False) -> np.ndarray:
         """
         Return tau = M(q) qdd + C(q, qd) qd + g(q) - sum J_l^T w_l (RNEA, Featherstone t. 5.1).
 
         q, qd, qdd: (dof,) or (N, dof) in rad, rad/s, rad/s^2 (m for prismatic).
         external_wrenches: {link: [fx, fy, fz, tx, ty, tz]} acting on the robot
-        at the link origin, world axes (N, N m). Returns tau (N m or N), same
+        at the link origin, world axes (N, N m). M includes the armature.
+        friction: True adds ``friction_torques(qd)``, giving the torque the
+        actuators must deliver (joint side). Returns tau (N m or N), same
         leading shape.
         """
-        if external_wrenches is None:
-            tau = self._id_call(q, qd, qdd)
+        if external_wrenches is None and (friction is False or friction is True):
+            tau = (self._idf_call if friction else self._id_call)(q, qd, qdd)
             if tau is not None:
                 return tau
-        return self._inverse_dynamics(q, qd, qdd, external_wrenches)
+        return self._inverse_dynamics(q, qd, qdd, external_wrenches, friction)
 
-    def _inverse_dynamics(self, q, qd, qdd, external_wrenches) -> np.ndarray:
+    def _inverse_dynamics(self, q, qd, qdd, external_wrenches, friction=False) -> np.ndarray:
+        if isinstance(friction, np.bool_):
+            friction = bool(friction)
+        if friction is not True and friction is not False:
+            raise ValueError(f'friction: expected True or False, got {friction!r}')
         names = _ARGUMENT_NAMES['inverse_dynamics']
         q, qd, qdd = self._states(names, q, qd, qdd)
         wrenches = self._link_wrenches(external_wrenches)
         tau = np.empty(q.shape)
         if q.ndim == 1 and wrenches is None:
-            call = self._bind('_id_call', rnea.inverse_dynamics_entry, 3, self._shape)
+            if friction:
+                call = self._bind('_idf_call', friction_kernels.inverse_dynamics_friction_entry,
+                                  3, self._shape)
+            else:
+                call = self._bind('_id_call', rnea.inverse_dynamics_entry, 3, self._shape)
             self._check_status(call.into(tau, q, qd, qdd), names, (q, qd, qdd))
             return tau
         # batches, and single states with wrenches (a batch of one: one kernel less to compile)
         q, qd, qdd = self._as_batch(names, q, qd, qdd)
-        self._run_states(rnea.inverse_dynamics_batch, wrenches, (q, qd, qdd),
-                         tau.reshape(q.shape))
+        out = tau.reshape(q.shape)
+        model = self._model
+        self._run_states(rnea.inverse_dynamics_batch, wrenches, (q, qd, qdd), out)
+        if friction and out.size:
+            ensure_compiled(friction_kernels.friction_torques_batch)
+            losses = np.empty(q.shape)
+            friction_kernels.friction_torques_batch(model, qd, losses)
+            out += losses
         return tau
 
     def _as_batch(self, names: tuple, *arrays) -> tuple:
@@ -527,15 +734,19 @@ class RobotModel:
             call = self._bind('_mass_call', crba.mass_matrix_entry, 1, self._mass_shape)
             self._check_status(call.into(mass, q), ('q',), (q,))
             return mass
+        if mass.size == 0:
+            return mass
         ensure_compiled(crba.mass_matrix_batch)
-        _run_batch(crba.mass_matrix_batch, q.shape[0],
-                   lambda a, b: (self._model, q[a:b], mass[a:b]))
+        model = self._model
+        _run_batch(crba.mass_matrix_batch, q.shape[0], lambda a, b: (model, q[a:b], mass[a:b]))
         return mass
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Return C(q, qd) (dof, dof) with C qd = bias - g and dM/dt - 2C skew-symmetric."""
         q, qd = self._states(('q', 'qd'), q, qd)
         out = _empty(q.shape + (self._dof,), 'coriolis_matrix')
+        if out.size == 0:
+            return out
         ensure_compiled(coriolis.coriolis_matrix)
         for k in np.ndindex(q.shape[:-1]):   # () for a single state
             self._check_status(coriolis.coriolis_matrix(self._model, q[k], qd[k], out[k]),
@@ -609,6 +820,8 @@ class RobotModel:
         """Return T = 1/2 qd^T M(q) qd (J)."""
         q, qd = self._states(('q', 'qd'), q, qd)
         if q.ndim == 2:
+            if self._dof == 0:
+                return _zeros(q.shape[:1], 'kinetic_energy')
             return np.array([self.kinetic_energy(a, b) for a, b in zip(q, qd)], dtype=float)
         self._check_finite(q, 'q')
         self._check_finite(qd, 'qd')
@@ -619,6 +832,8 @@ class RobotModel:
         """Return V(q) = -sum m_i g^T c_i (J), zero with every centre of mass at the root."""
         q = self._state(q, 'q')
         if q.ndim == 2:
+            if self._dof == 0:   # no moving body: V = 0 (the root's does not change)
+                return _zeros(q.shape[:1], 'potential_energy')
             return np.array([self.potential_energy(a) for a in q], dtype=float)
         self._check_finite(q, 'q')
         ensure_compiled(energy.potential_energy)
@@ -706,7 +921,7 @@ class RobotModel:
         self._body_of(link)
         self._check_frame(frame)
         out = _empty((q.shape[0],) + self._jacobian_shape, 'jacobian')
-        for k in range(q.shape[0]):
+        for k in range(q.shape[0] if out.size else 0):
             out[k] = self.jacobian(q[k], link, frame)
         return out
 
@@ -809,14 +1024,17 @@ class RobotModel:
         """
         Compile (or load from the kernel cache) the single-state kernels, binding them.
 
-        Evaluates inverse and forward dynamics, gravity, M and the operational
-        space of the last link once at q = qd = 0, so that the first real call
+        Evaluates inverse dynamics (with and without friction), the friction,
+        forward dynamics, gravity, M and the operational space of the last
+        link once at q = qd = 0, so that the first real call
         does not wait for a compile (seconds with a cold cache). The nodes call
         it before they serve a model. A singular M at q = 0 is not an error here.
         """
         zero = self._zero_state
         link = self.link_names[-1]
         for call in (lambda: self.inverse_dynamics(zero, zero, zero),
+                     lambda: self.inverse_dynamics(zero, zero, zero, friction=True),
+                     lambda: self.friction_torques(zero),
                      lambda: self.gravity_torques(zero), lambda: self.mass_matrix(zero),
                      lambda: self.forward_dynamics(zero, zero, zero),
                      lambda: self.operational_space(zero, zero, link)):

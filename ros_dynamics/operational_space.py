@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Operational-space (task-space) dynamics of a link (Khatib 1987; seed 004).
+Operational-space (task-space) dynamics of a link (Khatib 1987).
 
 For a task Jacobian J (m x n) the task-space equations of motion are
 Lambda(q) xdd + mu(q, qd) + p(q) = F with
@@ -153,7 +153,11 @@ def operational_space(robot, q, qd, link: str, frame: str = 'world_aligned',
     task_inertia = (vectors * inverse) @ vectors.T
     j_bar = m_inv_jt @ task_inertia
     null = np.eye(robot.dof) - j_bar @ jac
-    mu = j_bar.T @ coriolis - task_inertia @ jdot_qd
+    with np.errstate(all='ignore'):
+        mu = j_bar.T @ coriolis - task_inertia @ jdot_qd
+    if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(task_inertia))):
+        raise ValueError('operational_space: the result overflowed (non-finite Lambda or mu); '
+                         'are q and qd of sane magnitude?')
     return OperationalSpace(link, frame, chosen, pose, jac, jdot_qd, task_inertia, j_bar, null,
                             mu, j_bar.T @ gravity, eigenvalues, bool(degenerate),
                             regularization)

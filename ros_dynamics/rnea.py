@@ -15,23 +15,26 @@
 """
 Inverse dynamics by the recursive Newton-Euler algorithm (RNEA).
 
-Featherstone 2008, table 5.1 (and seed 000's iterative Newton-Euler):
+Featherstone 2008, table 5.1 (and Craig's iterative Newton-Euler, ch. 6):
 forward recursion for velocities and accelerations, then
 
     f_i = I_i a_i + v_i x* I_i v_i - f_i^ext,    tau_i = S_i^T f_i,
     f_parent += X_i^* f_i,
 
 with gravity entered as an upward acceleration of the root. Mimic joints
-contribute G_i tau_i to their leader's coordinate (tau = G^T tau_full).
+contribute G_i tau_i to their leader's coordinate (tau = G^T tau_full). A
+joint's armature I_a (reflected rotor inertia) adds I_a qdd_i to its torque
+(Featherstone 2008, sec. 7.2: the rotor as a body of inertia I_a turning
+with the joint; Pinocchio's ``model.armature``).
 """
 
 from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, gravity_of, MIMIC_GAIN,
-                                 model_at, motion_subspace, one_state, parent_of, rigid_inertia,
-                                 state_at)
+from ros_dynamics.joints import (armature_of, bad_state, body_count, coordinate_of, gravity_of,
+                                 joint_rate, MIMIC_GAIN, model_at, motion_subspace, one_state,
+                                 parent_of, rigid_inertia, state_at)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_FORCE_F,
                                      W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
 from ros_dynamics.spatial import (add, cross_force, dot, force_to_parent, load3, load9,
@@ -67,6 +70,8 @@ def rnea_into(model, q, qd, qdd, fext, work, tau):
         n, f = load3(work, i, W_FORCE_N), load3(work, i, W_FORCE_F)
         sw, sv = motion_subspace(model, i)
         tau[coordinate_of(model, i)] += model[i, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
+        if qdd is not None and armature_of(model, i) != 0.0:
+            tau[coordinate_of(model, i)] += armature_of(model, i) * joint_rate(model, i, qdd)
         parent = parent_of(model, i)
         if parent >= 0:
             pn, pf = force_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), n, f)

@@ -18,10 +18,11 @@ Forward-dynamics simulation of a RobotModel, usable without ROS.
 ``Simulator`` integrates qdd = FD(q, qd, tau) (ABA) at a fixed step with RK4
 (default) or semi-implicit Euler, like a light MuJoCo for arms:
 
-    tau = sat(effort) - d qd - f tanh(qd / v_eps) + tau_limits(q, qd)
+    tau = sat(effort) - d qd - f tanh(qd / v_eps) - o - sigmoid(qd) + tau_limits(q, qd)
 
-with the URDF joint damping d and Coulomb friction f (smoothed below
-``friction_velocity``), efforts saturated at the URDF effort limits, and
+with the model's joint friction (``robot.actuators``: viscous d, Coulomb f
+smoothed below ``friction_velocity``, offset o and Gaz et al.'s sigmoid; by
+default the URDF's damping and friction), efforts saturated at the URDF effort limits, and
 position limits enforced by a stiff, critically damped one-sided spring
 (natural frequency 1 / (10 dt) of the joint's effective inertia, so it is
 resolved by the integrator and cannot be stepped over). Continuous joints
@@ -33,11 +34,11 @@ A step that produces a non-finite state, or energy growth beyond
 
 ``simulate`` runs a whole trajectory and returns arrays, with the fixed-step
 integrators or ``scipy.integrate.solve_ivp`` ('RK45', 'Radau', 'BDF': the
-seeds' ODE45 / ODE15S counterparts).
+MATLAB ODE45 / ODE15S counterparts).
 
 Closed chains: given ``closures`` (a ``ClosedChain`` over the same model), the
 accelerations come from its KKT system with Baumgarte stabilisation
-(closed_chain.py, seed 001), efforts act on the actuated joints only, every
+(closed_chain.py, after Ghosal's NPTEL notes), efforts act on the actuated joints only, every
 state set is first projected onto the constraint manifold (the actuated
 coordinates kept), and reaching a singular configuration (the mechanism locks)
 raises ``SimulationSingular`` with the state before it kept. This path runs
@@ -79,15 +80,18 @@ class Simulator:
 
     def __init__(self, robot: RobotModel, dt: float = 1e-3, integrator: str = 'rk4',
                  q0=None, qd0=None, damping: bool = True, friction: bool = True,
-                 limits: bool = True, friction_velocity: float = 1e-3,
+                 limits: bool = True, friction_velocity: Optional[float] = None,
                  energy_tolerance: Optional[float] = None,
                  closures: Optional[ClosedChain] = None,
                  baumgarte: tuple = BAUMGARTE) -> None:
         """
         Set up the simulator at (q0, qd0); q0 defaults to zeros clamped into the limits.
 
-        damping, friction: True applies the URDF joint damping (N m s/rad) and
-        Coulomb friction (N m), False none, or give per-joint values. limits:
+        damping, friction: True applies the model's viscous friction (N m s/rad)
+        and its Coulomb, offset and sigmoid friction (N m; ``robot.actuators``,
+        the URDF's ``<dynamics>`` unless an actuators YAML says otherwise, read
+        here once), False none, or give per-joint values (viscous; Coulomb
+        only). friction_velocity: v_eps (rad/s), None for the model's. limits:
         enforce the position limits. energy_tolerance: relative energy
         growth (of max(1 J, |E|, kinetic energy)) tolerated with no input
         before the simulation counts as diverged; None picks the integrator's default
@@ -118,8 +122,15 @@ class Simulator:
         self._control[integrators.C_LIMITS] = bool(limits)
         self.dt = dt
         self.integrator = integrator
-        self._damping = self._coefficients(damping, robot.damping, 'damping')
-        self._friction = self._coefficients(friction, robot.friction, 'friction')
+        actuators = robot.actuators
+        self._damping = self._coefficients(damping, actuators.viscous, 'damping')
+        self._friction = self._coefficients(friction, actuators.coulomb, 'friction')
+        self._offset = actuators.offset.copy() if friction is True else np.zeros(robot.dof)
+        self._sigmoid = (actuators.sigmoid.copy() if friction is True
+                         else np.zeros((robot.dof, 3)))
+        self._extra_friction = bool(np.any(self._offset) or np.any(self._sigmoid[:, 0]))
+        if friction_velocity is None:
+            friction_velocity = actuators.friction_velocity
         if not friction_velocity > 0.0:
             raise ValueError(f'friction_velocity: must be > 0, got {friction_velocity!r}')
         self._friction_velocity = friction_velocity
@@ -213,7 +224,8 @@ class Simulator:
         # the same parameters, as rows, for the compiled step (integrators.py)
         self._params = np.ascontiguousarray(np.vstack([
             self._damping, self._friction, np.full(self.robot.dof, self._friction_velocity),
-            self._lower, self._upper, self._stop_stiffness, self._stop_damping]))
+            self._lower, self._upper, self._stop_stiffness, self._stop_damping,
+            self._offset, self._sigmoid.T]))
         self._new_block()
 
     def _new_block(self) -> None:
@@ -344,6 +356,10 @@ class Simulator:
         tau = self.effort - self._damping * qd
         if np.any(self._friction):
             tau = tau - self._friction * np.tanh(qd / self._friction_velocity)
+        if self._extra_friction:
+            phi1, phi2, phi3 = self._sigmoid.T
+            tau = tau - self._offset - (phi1 / (1.0 + np.exp(-phi2 * (qd + phi3)))
+                                        - phi1 / (1.0 + np.exp(-phi2 * phi3)))
         if self._limits:
             tau = tau + self.limit_torques(q, qd)
         return tau

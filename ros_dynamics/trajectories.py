@@ -15,7 +15,7 @@
 """
 Task-space reference trajectories for the examples and tests.
 
-``circle`` is the seeds' tracking task (seed 001, lecture 3: centre
+``circle`` is the tracking task of Ghosal's 2R example (NPTEL notes: centre
 (1.2, 1.2) m, radius 0.2 m, one revolution in 10 s) in any coordinate plane
 of the root frame, with the pose, twist and acceleration a controller needs.
 """

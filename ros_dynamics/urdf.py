@@ -366,15 +366,21 @@ def parse_urdf_file(path: str) -> RobotSpec:
     """Read and parse a URDF file."""
     path = os.fspath(path)
     try:
+        return parse_urdf_string(read_urdf_file(path))
+    except URDFError as error:
+        if path.endswith('.xacro') and 'xacro' not in str(error):
+            raise URDFError(f'{path!r} is a xacro file: {XACRO_HINT} ({error})') from None
+        raise
+
+
+def read_urdf_file(path: str) -> str:
+    """Return a URDF file's text (URDFError naming the file if it cannot be read)."""
+    path = os.fspath(path)
+    try:
         with open(path, encoding='utf-8') as stream:
             text = stream.read()
     except FileNotFoundError:
         raise URDFError(f'URDF file {path!r} does not exist') from None
     except (OSError, UnicodeDecodeError) as error:
         raise URDFError(f'cannot read URDF file {path!r}: {error}') from None
-    try:
-        return parse_urdf_string(text)
-    except URDFError as error:
-        if path.endswith('.xacro') and 'xacro' not in str(error):
-            raise URDFError(f'{path!r} is a xacro file: {XACRO_HINT} ({error})') from None
-        raise
+    return text

@@ -20,7 +20,7 @@ The PyPI wheels of ROS 2 Kilted export CMake targets naming
 ``/opt/python/cp311-cp311/include/python3.11`` and that container's numpy
 include directory; CMake refuses imported targets with non-existent include
 paths. This replaces both literals under ``<venv>/share`` with this
-interpreter's paths (see ../shared/ROS_ENV.md). Idempotent; run it after every
+interpreter's paths. Idempotent; run it after every
 pip install of ROS wheels.
 """
 

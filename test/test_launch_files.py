@@ -74,7 +74,7 @@ def test_launch_file_reads_the_same_declaration():
         arguments = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
                      and getattr(n.func, 'id', '') == 'DeclareLaunchArgument'}
         assert {'robot', 'config'} <= arguments
-        assert 'use_sim_time' not in arguments, 'the clock of each node is in bringup.yaml' 
+        assert 'use_sim_time' not in arguments, 'the clock of each node is in bringup.yaml'
         strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
         assert not strings & console_scripts(), 'executables must come from bringup.yaml'
 
@@ -99,7 +99,7 @@ def section(path: str, node: str) -> dict:
 
 
 def bringup_parameters(args: list, node: str) -> dict:
-    """The parameters a node gets from its command line: files, then -p, in order."""
+    """Return the parameters a node gets from its command line: files, then -p, in order."""
     values = {}
     ros = args[args.index('--ros-args') + 1:]
     for flag, value in zip(ros, ros[1:]):
@@ -134,7 +134,7 @@ def launch_stand_ins(monkeypatch):
 
 
 def launch_parameters(node_action, defaults: dict) -> dict:
-    """The parameters launch_ros gives a Node: each file, then each dictionary, in order."""
+    """Return what launch_ros gives a Node: each file, then each dictionary, in order."""
     values = {}
     for entry in node_action.kwargs['parameters']:
         if isinstance(entry, Recorded):   # PathJoinSubstitution([config, file name])

@@ -26,9 +26,12 @@ A node never dies and never lies: bad descriptions, overflowing requests, signal
 """
 
 import array
+import functools
 import os
 import pathlib
 import signal
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -246,3 +249,31 @@ def test_a_signal_while_streaming_exits_cleanly(signum):
                  simulator.stop(timeout=20.0, signum=signum)]
     assert_clean_exit(compensation, codes[0])
     assert_clean_exit(simulator, codes[1])
+
+
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_the_bringup_stops_cleanly(signum):
+    """`make run` stopped once its nodes serve: every node and the bringup exit 0, quietly."""
+    log = tempfile.NamedTemporaryFile(suffix='.log', delete=False).name
+    with open(log, 'w') as stream:
+        bringup = subprocess.Popen([sys.executable, '-m', 'ros_dynamics.bringup'], cwd=ROOT,
+                                   stdout=stream, stderr=subprocess.STDOUT,
+                                   start_new_session=True,
+                                   env=dict(os.environ, PYTHONUNBUFFERED='1'))
+    output = functools.partial(pathlib.Path(log).read_text, errors='replace')
+    try:
+        wait_for(lambda: output().count("loaded 'panda_arm'") >= 2 or bringup.poll() is not None,
+                 120.0, 'both nodes serving')
+        wait_for(lambda: 'first command received' in output() or bringup.poll() is not None,
+                 60.0, 'the gravity compensation running')
+        bringup.send_signal(signum)
+        code = bringup.wait(timeout=30.0)
+    finally:
+        if bringup.poll() is None:
+            os.killpg(bringup.pid, signal.SIGKILL)
+            bringup.wait()
+    text = output()
+    assert code == 0, text
+    assert 'all nodes stopped' in text and 'exited with status' not in text, text
+    for word in ('Traceback', 'FATAL', 'RCLError', 'Unable to convert'):
+        assert word not in text, text

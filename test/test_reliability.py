@@ -152,6 +152,9 @@ def test_a_robot_without_joints_gives_empty_batches_and_wrenches():
     assert r0.inverse_dynamics([], [], [], {'a': [0, 0, 1, 0, 0, 0]}).shape == (0,)
     assert r0.inverse_dynamics(empty, empty, empty, {'a': [0, 0, 1, 0, 0, 0]}).shape == (3, 0)
     assert r0.jacobian(empty, 'a').shape == (3, 6, 0)
+    many = np.broadcast_to(np.zeros(0), (10 ** 12, 0))   # a batch of nothing returns at once
+    assert r0.inverse_dynamics(many, many, many, {'a': [0, 0, 1, 0, 0, 0]}).shape == many.shape
+    assert r0.mass_matrix(many).shape == (10 ** 12, 0, 0)
 
 
 def test_an_unaligned_array_works_on_the_single_state_path(panda):
@@ -352,3 +355,10 @@ def test_control_and_simulation_entries_refuse_bad_numbers_by_name(panda):
         Simulator(panda, q0=nan)
     with pytest.raises(ValueError, match='t_final'):
         simulate(panda, z, z, float('nan'))
+
+
+def test_operational_space_refuses_a_result_that_overflowed():
+    robot = RobotModel.from_urdf_file(os.path.join(HERE, '..', 'urdf', 'planar_2r.urdf'))
+    q = np.array([0.3, 0.4])
+    with pytest.raises(ValueError, match='overflowed'):
+        robot.operational_space(q, np.array([1e300, -1e300]), 'tool')

@@ -48,7 +48,7 @@ def separate_runs(robot, q0, qd0, efforts, dt, integrator, feedback=None, **opti
 
 @pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
 def test_open_loop_rollouts_equal_separate_simulator_runs(panda, integrator):
-    """40 rollouts (two threads' blocks), damping, friction, stops, saturation, zero-effort runs."""
+    """40 rollouts (two threads' blocks): damping, friction, stops, saturation, free swings."""
     rng = np.random.default_rng(3)
     batch, steps = 40, 150
     q0 = np.clip(rng.uniform(-1.0, 1.0, (batch, panda.dof)), panda.lower, panda.upper)

@@ -155,8 +155,9 @@ def with_progress(description: str, function: Callable, enabled: bool = True,
 
     ``total`` None: ``function()`` is one call that cannot report progress
     (compiling the dynamics kernels on a cold cache takes seconds) and the
-    bar shows the elapsed time, with a word on compiling if ``compiles``. Otherwise ``function(advance)`` calls
-    ``advance(n)`` as it completes n of ``total`` units. The function runs in
+    bar shows the elapsed time, with a word on compiling if ``compiles``.
+    Otherwise ``function(advance)`` calls ``advance(n)`` as it completes n of
+    ``total`` units. The function runs in
     a worker thread while this one draws the bar; its exception is re-raised
     here.
     """

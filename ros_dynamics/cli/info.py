@@ -161,8 +161,8 @@ def run(args: argparse.Namespace) -> int:
     def compute() -> tuple:
         return centre_of_mass(loaded, zero), model_warnings(loaded)
 
-    (total, com, link_com), warnings = with_progress('computing the centre of mass', compute,
-                                                      args.progress)
+    (total, com, link_com), warnings = with_progress('computing the centre of mass',
+                                                     compute, args.progress)
     root_mass = model.root_inertia[0]
     print(f'robot {spec.name!r} from {loaded.path}: {model.dof} dof, '
           f'{len(model.link_names)} links, {len(spec.joints)} joints, root link '

@@ -27,9 +27,21 @@ inverse-dynamics feedforward) the torque of
 
 e the position error and the SO(3) rotation error (log map, not Euler
 angles). Until a target arrives it holds the pose of the first complete
-joint state. Gains are per task axis (x, y, z, rx, ry, rz); ``axes`` selects
-the controlled rows (e.g. [0, 2] for an arm in the x-z plane). Stale state
-(a joint not updated for ``state_timeout`` s) publishes nothing.
+joint state.
+
+``target_trajectory`` (``trajectory_msgs/MultiDOFJointTrajectory``, transient
+local: a late-joining controller still gets it) gives the whole reference at
+once: the first transform and velocity of each point, at ``header.stamp`` +
+``time_from_start`` on the node's clock (sim time under ``use_sim_time``). The
+target of each joint state is that trajectory at the state's own stamp
+(``ros_dynamics.trajectories.PoseTrajectory``: cubic Hermite positions, Slerp
+orientations), so the command depends on the state message alone: with the
+simulator's lockstep mode the closed loop is deterministic. It replaces
+``target_pose``/``target_twist`` until a new ``target_pose`` arrives.
+
+Gains are per task axis (x, y, z, rx, ry, rz); ``axes`` selects the
+controlled rows (e.g. [0, 2] for an arm in the x-z plane). Stale state (a
+joint not updated for ``state_timeout`` s) publishes nothing.
 """
 
 import math
@@ -41,11 +53,14 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_dynamics.control import CartesianImpedance
-from ros_dynamics.nodes.common import main_for, ModelSource
+from ros_dynamics.nodes.common import DESCRIPTION_QOS, main_for, ModelSource
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.trajectories import PoseTrajectory
 from scipy.spatial.transform import Rotation
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import MultiDOFJointTrajectory
 
 
 class CartesianImpedanceController(Node):
@@ -54,28 +69,47 @@ class CartesianImpedanceController(Node):
     def __init__(self) -> None:
         """Declare parameters, load the model, subscribe and publish."""
         super().__init__('cartesian_impedance_controller')
-        declare = self.declare_parameter
-        self._link = declare('link', '').value
-        self._joints = [j for j in declare('joints', ['']).value if j]
-        self._kp = list(declare('kp', [400.0] * 6).value)
-        self._kd = list(declare('kd', [40.0] * 6).value)
-        self._axes = [int(a) for a in declare('axes', [0, 1, 2, 3, 4, 5]).value]
-        self._null_damping = float(declare('null_damping', 1.0).value)
-        self._posture = float(declare('posture_stiffness', 0.0).value)
-        self._rest = list(declare('rest', [0.0]).value)
-        self._clamp = bool(declare('clamp_effort', True).value)
-        self._timeout = float(declare('state_timeout', 0.1).value)
+        self._link = declare(self, 'link', '', 'the task link (any URDF link)')
+        self._joints = [j for j in declare(
+            self, 'joints', [''], 'output order of the commands, every model joint once; [""] '
+            '= the model joint order') if j]
+        self._kp = list(declare(self, 'kp', [400.0] * 6,
+                                'task stiffness per axis x, y, z, rx, ry, rz (1/s^2: it '
+                                'multiplies Lambda)', value_range=NON_NEGATIVE))
+        self._kd = list(declare(self, 'kd', [40.0] * 6,
+                                'task damping per axis x, y, z, rx, ry, rz (1/s)',
+                                value_range=NON_NEGATIVE))
+        self._axes = [int(a) for a in declare(
+            self, 'axes', [0, 1, 2, 3, 4, 5], 'controlled task rows (0-5: x, y, z, rx, ry, rz)',
+            value_range=(0, 5))]
+        self._null_damping = declare(self, 'null_damping', 1.0,
+                                     'null-space joint damping D (N m s/rad)',
+                                     value_range=NON_NEGATIVE)
+        self._posture = declare(self, 'posture_stiffness', 0.0,
+                                'null-space stiffness K towards rest (N m/rad)',
+                                value_range=NON_NEGATIVE)
+        self._rest = list(declare(self, 'rest', [0.0],
+                                  'null-space rest positions ordered by joints (rad or m); [0.0] '
+                                  '= all zero'))
+        self._clamp = declare(self, 'clamp_effort', True,
+                              'clamp the commands to the URDF effort limits')
+        self._timeout = declare(self, 'state_timeout', 0.1,
+                                'publish nothing when a joint was not updated for this long '
+                                '(s, > 0)', value_range=NON_NEGATIVE, constraints='> 0')
         self._controller: Optional[CartesianImpedance] = None
         self._state: Optional[JointStateBuffer] = None
         self._output: list = []
         self._target: Optional[np.ndarray] = None
         self._twist: Optional[np.ndarray] = None
+        self._trajectory: Optional[PoseTrajectory] = None
         self._error = ''
         qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self._commands = self.create_publisher(Float64MultiArray, 'commands', qos)
         self.create_subscription(PoseStamped, 'target_pose', self._on_target, qos)
         self.create_subscription(TwistStamped, 'target_twist', self._on_twist, qos)
         self.create_subscription(JointState, 'joint_states', self._on_state, qos)
+        self.create_subscription(MultiDOFJointTrajectory, 'target_trajectory',
+                                 self._on_trajectory, DESCRIPTION_QOS)
         self.add_on_set_parameters_callback(self._on_parameters)
         self._models = ModelSource(self, on_change=self._on_model)
 
@@ -118,6 +152,9 @@ class CartesianImpedanceController(Node):
         names = {'link': 'link', 'joints': 'joints', 'kp': 'kp', 'kd': 'kd', 'axes': 'axes',
                  'null_damping': 'null_damping', 'posture_stiffness': 'posture',
                  'rest': 'rest'}
+        values = {p.name: p.value for p in parameters}
+        if not values.get('state_timeout', self._timeout) > 0.0:
+            return SetParametersResult(successful=False, reason='state_timeout must be > 0 s')
         changes = {names[p.name]: p.value for p in parameters if p.name in names}
         if 'joints' in changes:
             changes['joints'] = [j for j in changes['joints'] if j]
@@ -132,6 +169,8 @@ class CartesianImpedanceController(Node):
             self._controller, self._output, self._state = built
         for key, value in changes.items():
             setattr(self, {'posture': '_posture'}.get(key, f'_{key}'), value)
+        self._timeout = float(values.get('state_timeout', self._timeout))
+        self._clamp = bool(values.get('clamp_effort', self._clamp))
         return SetParametersResult(successful=True)
 
     def _on_target(self, message: PoseStamped) -> None:
@@ -151,6 +190,33 @@ class CartesianImpedanceController(Node):
         target[:3, :3] = Rotation.from_quat(quaternion).as_matrix()
         target[:3, 3] = [p.x, p.y, p.z]
         self._target = target
+        self._trajectory = None
+
+    def _on_trajectory(self, message: MultiDOFJointTrajectory) -> None:
+        start = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        try:
+            if not message.points or any(not p.transforms for p in message.points):
+                raise ValueError('every point needs a transform')
+            times = [start + p.time_from_start.sec + p.time_from_start.nanosec * 1e-9
+                     for p in message.points]
+            transforms = [p.transforms[0] for p in message.points]
+            positions = [[t.translation.x, t.translation.y, t.translation.z]
+                         for t in transforms]
+            quaternions = np.array([[t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w]
+                                    for t in transforms])
+            if not np.all(np.isfinite(quaternions)) or np.any(
+                    np.linalg.norm(quaternions, axis=1) < 0.5):
+                raise ValueError('a rotation is not finite or not a unit quaternion')
+            linear = None
+            if all(p.velocities for p in message.points):
+                linear = [[v.linear.x, v.linear.y, v.linear.z]
+                          for v in (p.velocities[0] for p in message.points)]
+            trajectory = PoseTrajectory(times, positions, Rotation.from_quat(quaternions),
+                                        linear)
+        except ValueError as error:
+            self.get_logger().warning(f'target_trajectory ignored: {error}')
+            return
+        self._trajectory = trajectory
 
     def _on_twist(self, message: TwistStamped) -> None:
         v, w = message.twist.linear, message.twist.angular
@@ -165,10 +231,14 @@ class CartesianImpedanceController(Node):
         state.merge(message.name, message.position, message.velocity, now)
         if not state.fresh(now, self._timeout):
             return
-        if self._target is None:   # hold where the arm is until told otherwise
-            self._target = controller.robot.link_pose(state.q, controller.link)
+        target, twist = self._target, self._twist
+        if self._trajectory is not None:   # the reference at the state's own time
+            stamp = message.header.stamp
+            target, twist = self._trajectory(stamp.sec + stamp.nanosec * 1e-9)
+        elif target is None:   # hold where the arm is until told otherwise
+            target = self._target = controller.robot.link_pose(state.q, controller.link)
         try:
-            tau, _, _ = controller.torque(state.q, state.qd, self._target, self._twist)
+            tau, _, _ = controller.torque(state.q, state.qd, target, twist)
         except ValueError as error:
             self.get_logger().error(f'no command: {error}', throttle_duration_sec=5.0)
             return

@@ -19,9 +19,13 @@ Machinery shared by the ros_dynamics nodes: model source, guards, conversions, m
   ``robot_description`` string parameter, the ``urdf_path`` parameter (a
   path or ``package://`` URL), or the ``robot_description`` topic
   (``std_msgs/String``, transient local, as robot_state_publisher publishes
-  it). A new description replaces the model atomically: a request already
-  being served keeps the model it started with. A malformed description
-  keeps the previous model and is logged with the reason.
+  it); the ``actuators`` parameter (a path or ``package://`` URL of an
+  actuators YAML, actuators/description.py) adds armature and friction. A
+  new description replaces the model atomically: a request already being
+  served keeps the model it started with. A malformed description keeps the
+  previous model and is logged with the reason. Payloads set on the node
+  (``set_payload``, nodes/payloads.py) are kept and applied to every model
+  loaded later.
 * ``guarded``: a service callback wrapper that turns any error into
   ``success: false`` with a message, so a bad request never kills a node.
 * ``matrix_message`` / ``matrix_from_message``: ``Float64MultiArray`` with
@@ -32,6 +36,7 @@ Machinery shared by the ros_dynamics nodes: model source, guards, conversions, m
 
 import array
 import functools
+import logging
 import math
 import threading
 import time
@@ -40,6 +45,7 @@ from typing import Callable, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
+import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -51,6 +57,23 @@ from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 
 DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
+
+
+class RosLogHandler(logging.Handler):
+    """Forward the core's Python log records (``ros_dynamics.*``) to rclpy's loggers."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Log ``record`` through rclpy at the nearest severity."""
+        ros_logger = rclpy.logging.get_logger(record.name)
+        if record.levelno >= logging.ERROR:
+            ros_logger.error(self.format(record))
+        elif record.levelno >= logging.WARNING:
+            ros_logger.warning(self.format(record))
+        else:
+            ros_logger.info(self.format(record))
+
+
+logging.getLogger('ros_dynamics').addHandler(RosLogHandler())   # e.g. "compiling kernels ..."
 
 
 class ModelSource:
@@ -71,6 +94,27 @@ class ModelSource:
         self.model: Optional[RobotModel] = None
         self.source = 'none'
         self.error = ''
+        self.payloads = {}   # link -> (mass, com, inertia), applied to every model loaded
+        self.actuators = declare(
+            node, 'actuators', '',
+            'actuator parameters YAML (path or package:// URL: gear ratios, rotor inertia or '
+            'armature, friction) applied to every model loaded', read_only=True)
+        # a payload from the start: the link and [m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, izz]
+        # (kg, m in the link frame, kg m^2 about the centre of mass), geometry_msgs/Inertia's order
+        link = declare(node, 'payload_link', '',
+                       'link carrying a payload from the start (empty: none); ~/set_payload and '
+                       'the payload topic change it at runtime', read_only=True)
+        values = list(declare(node, 'payload_inertia', [0.0] * 10,
+                              'the start-up payload: [m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, '
+                              'izz] (kg, m in the link frame, kg m^2 about its centre of mass)',
+                              read_only=True))
+        if link:
+            if len(values) != 10:
+                raise ValueError(f'payload_inertia: expected 10 numbers [m, cx, cy, cz, ixx, '
+                                 f'ixy, ixz, iyy, iyz, izz], got {len(values)}')
+            m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, izz = (float(v) for v in values)
+            tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+            self.payloads[link] = (m, (cx, cy, cz), tensor if tensor.any() else None)
         description = declare(
             node, 'robot_description', '',
             'URDF XML of the robot (first choice of model source); setting it at runtime '
@@ -137,7 +181,14 @@ class ModelSource:
         """
         try:
             with interruptible():
-                model = RobotModel.from_urdf_string(xml)
+                actuators = None
+                if self.actuators:
+                    try:
+                        actuators = resolve_package_url(self.actuators)
+                    except FileNotFoundError as error:
+                        raise ValueError(f'parameter actuators: {error}'.replace(
+                            'URDF file', 'file')) from None
+                model = RobotModel.from_urdf_string(xml, actuators=actuators)
                 model.warm_up()   # compile before serving: the first request must not wait
         except ValueError as error:   # URDFError and the core's checks
             self._fail(f'{source}: {error}')
@@ -155,11 +206,39 @@ class ModelSource:
                            f'{type(error).__name__}: {error}')
                 return False
         with self._lock:
+            for link, payload in list(self.payloads.items()):
+                try:
+                    model.set_payload(link, *payload)
+                except ValueError as error:
+                    del self.payloads[link]
+                    self._node.get_logger().error(f'the new model drops a payload: {error}')
             self.model, self.source, self.error = model, source, ''
         self._node.get_logger().info(
             f'loaded {model.name!r} from {source}: {model.dof} joints, '
             f'{len(model.link_names)} links')
         return True
+
+    def set_payload(self, link: str, mass: float, com=(0.0, 0.0, 0.0), inertia=None) -> str:
+        """
+        Attach a payload to ``link`` of the current model and keep it for models loaded later.
+
+        An empty link removes every payload; mass 0 removes the link's. Raises
+        ValueError (the model unchanged) or RuntimeError without a model;
+        returns what was done.
+        """
+        with self._lock:
+            model = self.require()
+            if not link:
+                model.clear_payload()
+                self.payloads = {}
+                return 'removed every payload'
+            if mass == 0.0:
+                model.clear_payload(link)
+                self.payloads.pop(link, None)
+                return f'removed the payload of link {link!r}'
+            model.set_payload(link, mass, com, inertia)
+            self.payloads[link] = (mass, tuple(com), inertia)
+            return (f'payload on link {link!r}: {mass:g} kg at {list(com)} m (link frame)')
 
     def require(self) -> RobotModel:
         """Return the current model, or raise RuntimeError saying why there is none."""
@@ -188,15 +267,16 @@ def non_finite_field(message, path: str = '') -> str:
     Return the dotted name of the first non-finite float field of a ROS message, or ''.
 
     Walks nested messages and sequences of messages, so that no answer with
-    NaN or Inf goes out marked as a success.
+    NaN or Inf goes out marked as a success; a ``...limit`` field may be +inf
+    (the message definitions' "inf when none").
     """
     fields = getattr(message, 'get_fields_and_field_types', None)
     for name, kind in (fields() if fields is not None else {}).items():
         value = getattr(message, name)
         where = f'{path}{name}'
         if kind in ('double', 'float'):
-            if not math.isfinite(value):
-                return where
+            if not math.isfinite(value) and not (name.endswith('limit') and value == math.inf):
+                return where   # (a URDF without a limit reports it as +inf)
         elif kind.startswith(('sequence<double', 'sequence<float', 'double[', 'float[')):
             if len(value) and not np.all(np.isfinite(np.asarray(value, dtype=float))):
                 return where
@@ -204,8 +284,8 @@ def non_finite_field(message, path: str = '') -> str:
             found = non_finite_field(value, where + '.')
             if found:
                 return found
-        elif isinstance(value, list) and value and hasattr(value[0],
-                                                            'get_fields_and_field_types'):
+        elif isinstance(value, list) and value and \
+                hasattr(value[0], 'get_fields_and_field_types'):
             for k, item in enumerate(value):
                 found = non_finite_field(item, f'{where}[{k}].')
                 if found:

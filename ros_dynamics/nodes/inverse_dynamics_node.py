@@ -36,7 +36,12 @@ expects) the torque of the ``mode``:
 
 with the reference from ``reference`` (``trajectory_msgs/JointTrajectoryPoint``
 ordered by ``joints``) or ``reference_trajectory`` (``JointTrajectory``, its
-first point, joints by name). Efforts are clamped to the URDF effort limits
+first point, joints by name). With ``friction_compensation`` ``reference``
+(``measured``) the joint friction of the model (``actuators`` parameter:
+the actuators YAML; RobotModel.friction_torques) at the reference (measured)
+velocity is added in every mode; the services then add it at the request's
+velocity and say so in ``message``. Payloads: ``~/set_payload`` and the
+``payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
 unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
@@ -50,21 +55,26 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rclpy.time import Time
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
 from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, OVERFLOW, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
+UNLISTED = ('hold', 'require', 'ignore')
+ON_STALE = ('zero', 'silent')
+FRICTION_COMPENSATION = ('false', 'reference', 'measured')
 
 
 def wrenches_from(link_wrenches) -> dict:
@@ -77,18 +87,30 @@ def wrenches_from(link_wrenches) -> dict:
 
 
 class Feedforward:
-    """Precomputed index maps of the stream for one model and one ``joints`` list."""
+    """
+    Precomputed index maps of the stream for one model and one ``joints`` list.
 
-    def __init__(self, model, joints: list, kp: list, kd: list) -> None:
-        """Check ``joints`` and the gains against the model and build the maps."""
+    ``joints`` may be a subset of the model's joints (a ros2_control
+    controller's arm joints without the gripper's): the others (``unlisted``)
+    are ``hold`` (their latest received position, 0 clamped into their limits
+    until one arrives; they never make the state stale), ``require`` (they
+    must be fresh in ``joint_states`` like the listed ones) or ``ignore``
+    (always 0 clamped into their limits).
+    """
+
+    def __init__(self, model, joints: list, kp: list, kd: list,
+                 unlisted: str = 'hold') -> None:
+        """Check ``joints``, ``unlisted`` and the gains against the model and build the maps."""
+        if unlisted not in UNLISTED:
+            raise ValueError(f'unlisted_joints: {unlisted!r} is not one of {", ".join(UNLISTED)}')
         self.model = model
         self.vectors = JointVectorMap(model.joint_names)
         self.joints = list(joints) or list(model.joint_names)
         self.output = self.vectors.indices(self.joints, 'joints')
-        missing = set(model.joint_names) - set(self.joints)
-        if missing:
-            raise ValueError(f'joints: model joints {sorted(missing)} are not in the output; '
-                             'list every model joint')
+        listed = np.zeros(model.dof, bool)
+        listed[self.output] = True
+        self.listed = listed
+        self.unlisted = [name for name, out in zip(model.joint_names, listed) if not out]
         n = len(self.joints)
         gains = {}
         for name, values in (('kp', kp), ('kd', kd)):
@@ -104,7 +126,11 @@ class Feedforward:
             gain[self.output] = values
             gains[name] = gain
         self.kp, self.kd = gains['kp'], gains['kd']
-        self.state = JointStateBuffer(self.vectors)
+        rest = np.clip(np.zeros(model.dof), model.lower, model.upper)
+        self.state = JointStateBuffer(
+            self.vectors, required=listed | (unlisted == 'require'),
+            ignored=self.unlisted if unlisted == 'ignore' else (),
+            initial=np.where(listed | (unlisted == 'require'), np.nan, rest))
         self.reference: Optional[tuple] = None
 
 
@@ -114,15 +140,54 @@ class InverseDynamicsNode(Node):
     def __init__(self) -> None:
         """Declare parameters, load the model, create services, topics and timers."""
         super().__init__('inverse_dynamics')
-        declare = self.declare_parameter
-        self._mode = declare('mode', 'gravity_compensation').value
-        self._joints = [j for j in declare('joints', ['']).value if j]
-        self._kp = list(declare('kp', [0.0]).value)
-        self._kd = list(declare('kd', [0.0]).value)
-        self._clamp = bool(declare('clamp_effort', True).value)
-        self._timeout = float(declare('state_timeout', 0.1).value)
-        self._publish_joint_state = bool(declare('publish_joint_state', False).value)
-        period = float(declare('diagnostics_period', 1.0).value)
+        self._mode = declare(
+            self, 'mode', 'gravity_compensation',
+            'feedforward torque of the commands stream: gravity_compensation (g(q)), '
+            'inverse_dynamics (RNEA of the reference), computed_torque (M (qdd_ref + kd e_dot '
+            '+ kp e) + C qd + g)', constraints='one of ' + ', '.join(MODES))
+        self._joints = [j for j in declare(
+            self, 'joints', [''],
+            'output order of the commands (Float64MultiArray), as the joints parameter of a '
+            'ros2_control forward_command_controller; a subset of the model joints is allowed '
+            '(see unlisted_joints); [""] = every model joint in model order') if j]
+        self._kp = list(declare(self, 'kp', [0.0],
+                                'computed_torque position gains per joint of joints, or one for '
+                                'all (1/s^2)', value_range=NON_NEGATIVE))
+        self._kd = list(declare(self, 'kd', [0.0],
+                                'computed_torque velocity gains per joint of joints, or one for '
+                                'all (1/s)', value_range=NON_NEGATIVE))
+        self._unlisted = declare(
+            self, 'unlisted_joints', 'hold',
+            'model joints not in joints: hold (latest received position, 0 clamped into the '
+            'limits until one arrives; never stale), require (must be fresh in joint_states), '
+            'ignore (always 0 clamped into the limits)', constraints='one of '
+            + ', '.join(UNLISTED))
+        self._include_gravity = declare(
+            self, 'include_gravity', True,
+            'include g(q) in the commands; false for controllers that compensate gravity '
+            'themselves (Franka, KUKA): sending g(q) would double it')
+        self._on_stale = declare(
+            self, 'on_stale', 'zero',
+            'when the joint states go stale after commands were sent: zero (publish zero '
+            'effort once, so a controller holding its last command lets go) or silent',
+            constraints='one of ' + ', '.join(ON_STALE))
+        self._clamp = declare(self, 'clamp_effort', True,
+                              'clamp the commands to the URDF effort limits')
+        self._timeout = declare(
+            self, 'state_timeout', 0.1,
+            'a joint state is stale when a required joint was not updated for this long or '
+            'the message is stamped older than this by the node clock (s, > 0)',
+            value_range=NON_NEGATIVE, constraints='> 0')
+        self._publish_joint_state = declare(
+            self, 'publish_joint_state', False,
+            'also publish each command as sensor_msgs/JointState on effort_commands')
+        self._friction = str(declare(
+            self, 'friction_compensation', 'false',
+            'add the model\'s joint friction to the feedforward and the services: false, '
+            'reference (friction of the reference velocity) or measured (of the measured '
+            'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION))).lower()
+        period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
+                         read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
         self._lock = threading.Lock()
         self._feedforward: Optional[Feedforward] = None
         self._vectors: Optional[tuple] = None
@@ -132,7 +197,10 @@ class InverseDynamicsNode(Node):
         self._published = 0
         self._skipped_stale = 0
         self._skipped_overflow = 0
-        problem = self._check(self._mode, self._timeout)
+        self._window = {'received': 0, 'stale': 0, 'offset': 0.0}   # since the last diagnostics
+        self._last_command_time: Optional[float] = None   # node-clock s of the last command
+        self._zeroed = True   # no command out that a controller could be holding
+        problem = self._check(self._values())
         if problem:
             raise ValueError(problem)
 
@@ -150,20 +218,43 @@ class InverseDynamicsNode(Node):
                             self._trajectory_dynamics)
         self.add_on_set_parameters_callback(self._on_parameters)
         self._models = ModelSource(self, on_change=self._on_model)
+        self._payloads = PayloadInterface(self, self._models)
         self.create_timer(period, self._publish_diagnostics)
+        self.create_timer(0.02, self._watch_input, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     # ------------------------------------------------------------------ configuration
+    def _values(self, **changes) -> dict:
+        values = {'mode': self._mode, 'state_timeout': self._timeout, 'joints': self._joints,
+                  'kp': self._kp, 'kd': self._kd, 'unlisted_joints': self._unlisted,
+                  'include_gravity': self._include_gravity, 'on_stale': self._on_stale,
+                  'friction_compensation': self._friction}
+        values.update(changes)
+        return values
+
     @staticmethod
-    def _check(mode: str, timeout: float) -> str:
+    def _check(values: dict) -> str:
+        mode, timeout = values['mode'], float(values['state_timeout'])
         if mode not in MODES:
             return f'mode: {mode!r} is not one of {", ".join(MODES)}'
         if not (math.isfinite(timeout) and timeout > 0.0):
             return f'state_timeout: must be > 0 s, got {timeout}'
+        if values['on_stale'] not in ON_STALE:
+            return f'on_stale: {values["on_stale"]!r} is not one of {", ".join(ON_STALE)}'
+        if values['unlisted_joints'] not in UNLISTED:
+            return (f'unlisted_joints: {values["unlisted_joints"]!r} is not one of '
+                    f'{", ".join(UNLISTED)}')
+        if mode == 'gravity_compensation' and not values['include_gravity']:
+            return ('include_gravity false in mode gravity_compensation leaves nothing to send; '
+                    'use inverse_dynamics or computed_torque')
+        friction = str(values['friction_compensation']).lower()
+        if friction not in FRICTION_COMPENSATION:
+            return (f'friction_compensation: {friction!r} is not one of '
+                    f'{", ".join(FRICTION_COMPENSATION)}')
         return ''
 
     def _configure(self, model, joints, kp, kd) -> None:
         try:
-            feedforward = Feedforward(model, joints, kp, kd)
+            feedforward = Feedforward(model, joints, kp, kd, self._unlisted)
         except Exception as error:  # noqa: B902 - a new model must never end the node
             self._stream_error = str(error)
             self.get_logger().error(f'feedforward stream disabled: {error}')
@@ -186,21 +277,26 @@ class InverseDynamicsNode(Node):
         return cached
 
     def _on_parameters(self, parameters) -> SetParametersResult:
-        values = {p.name: p.value for p in parameters}
-        mode = values.get('mode', self._mode)
-        timeout = float(values.get('state_timeout', self._timeout))
-        problem = self._check(mode, timeout)
-        joints = [j for j in values.get('joints', self._joints) if j]
-        kp, kd = list(values.get('kp', self._kp)), list(values.get('kd', self._kd))
+        changes = {p.name: p.value for p in parameters if p.name in self._values()}
+        if 'joints' in changes:
+            changes['joints'] = [j for j in changes['joints'] if j]
+        values = self._values(**changes)
+        problem = self._check(values)
+        joints, kp, kd = values['joints'], list(values['kp']), list(values['kd'])
         model = self._models.model if hasattr(self, '_models') else None
         if not problem and model is not None:
             try:
-                Feedforward(model, joints, kp, kd)
+                Feedforward(model, joints, kp, kd, values['unlisted_joints'])
             except ValueError as error:
                 problem = str(error)
         if problem:
             return SetParametersResult(successful=False, reason=problem)
-        self._mode, self._timeout, self._joints, self._kp, self._kd = mode, timeout, joints, kp, kd
+        self._mode, self._timeout = values['mode'], float(values['state_timeout'])
+        self._joints, self._kp, self._kd = joints, kp, kd
+        self._unlisted, self._on_stale = values['unlisted_joints'], values['on_stale']
+        self._include_gravity = bool(values['include_gravity'])
+        self._friction = str(values['friction_compensation']).lower()
+        values = {p.name: p.value for p in parameters}
         self._clamp = bool(values.get('clamp_effort', self._clamp))
         self._publish_joint_state = bool(values.get('publish_joint_state',
                                                     self._publish_joint_state))
@@ -255,13 +351,16 @@ class InverseDynamicsNode(Node):
             return
         now = self.get_clock().now()
         seconds = now.nanoseconds * 1e-9
-        stamp = Time.from_msg(message.header.stamp).nanoseconds * 1e-9
-        if stamp > 0.0 and seconds - stamp > self._timeout:
-            self._skipped_stale += 1
+        stamp = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        window = self._window
+        window['received'] += 1
+        if stamp < 0.0 or (stamp > 0.0 and seconds - stamp > self._timeout):   # 0: unstamped
+            window['offset'] = seconds - stamp
+            self._stale()
             return
         feedforward.state.merge(message.name, message.position, message.velocity, seconds)
         if not feedforward.state.fresh(seconds, self._timeout):
-            self._skipped_stale += 1   # a joint never or not recently received
+            self._stale()   # a required joint never or not recently received
             return
         tau = self._torque(feedforward)
         if tau is None:
@@ -273,20 +372,72 @@ class InverseDynamicsNode(Node):
         if self._clamp:
             limit = feedforward.model.effort_limit
             tau = np.clip(tau, -limit, limit)
-        out = tau[feedforward.output]
+        self._send(tau[feedforward.output].tolist(), feedforward.joints, now)
+        self._zeroed = False
+        self._last_command_time = seconds
+        self._published += 1
+        self._timing.add(time.perf_counter() - start)
+
+    def _send(self, efforts: list, joints: list, now) -> None:
         command = Float64MultiArray()
-        command.data = out.tolist()
+        command.data = efforts
         self._commands.publish(command)
         if self._publish_joint_state:
             state = JointState()
             state.header.stamp = now.to_msg()
-            state.name = feedforward.joints
+            state.name = joints
             state.effort = command.data
             self._effort_states.publish(state)
-        self._published += 1
-        self._timing.add(time.perf_counter() - start)
+
+    def _stale(self) -> None:
+        """
+        Count a stale joint state: no command.
+
+        One late message in a backlog is no reason to release the arm; the
+        watchdog (``_watch_input``) does that when no fresh state came for
+        ``state_timeout``.
+        """
+        self._skipped_stale += 1
+        self._window['stale'] += 1
+
+    def _release(self, reason: str) -> None:
+        feedforward = self._feedforward
+        if self._zeroed or feedforward is None:
+            return
+        self._zeroed = True
+        if self._on_stale == 'zero':
+            self._send([0.0] * len(feedforward.joints), feedforward.joints,
+                       self.get_clock().now())
+            self.get_logger().warning(f'{reason}: zero effort sent once (on_stale: zero)')
+        else:
+            self.get_logger().warning(f'{reason}: no command (on_stale: silent)')
+
+    def _watch_input(self) -> None:
+        """
+        Watchdog: no fresh joint state for state_timeout s of the node clock is stale too.
+
+        Fired by a steady-clock timer (it runs whatever the node clock does) and
+        measured on the node clock (simulated time under use_sim_time: a
+        paused simulation is not a stale one).
+        """
+        last = self._last_command_time
+        if last is None or self._zeroed:
+            return
+        if self.get_clock().now().nanoseconds * 1e-9 - last > self._timeout:
+            self._release(f'no fresh joint state for {self._timeout} s')
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
+        tau = self._rigid_torque(feedforward)
+        if tau is None or self._friction == 'false':
+            return tau
+        if self._friction == 'measured':
+            velocity = feedforward.state.qd
+        else:   # the reference velocity (zero when holding still under gravity compensation)
+            reference = feedforward.reference
+            velocity = reference[1] if reference is not None else np.zeros(tau.shape)
+        return tau + feedforward.model.friction_torques(velocity)
+
+    def _rigid_torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         model, q, qd = feedforward.model, feedforward.state.q, feedforward.state.qd
         if self._mode == 'gravity_compensation':
             return model.gravity_torques(q)
@@ -295,9 +446,13 @@ class InverseDynamicsNode(Node):
             self.get_logger().warning(f'mode {self._mode}: no reference received yet',
                                       throttle_duration_sec=5.0)
             return None
+        if not feedforward.listed.all():   # unlisted joints: their held positions
+            reference = (np.where(feedforward.listed, reference[0], q),) + reference[1:]
         if self._mode == 'inverse_dynamics':
-            return model.inverse_dynamics(*reference)
-        return computed_torque(model, q, qd, *reference, feedforward.kp, feedforward.kd)
+            tau = model.inverse_dynamics(*reference)
+            return tau if self._include_gravity else tau - model.gravity_torques(reference[0])
+        tau = computed_torque(model, q, qd, *reference, feedforward.kp, feedforward.kd)
+        return tau if self._include_gravity else tau - model.gravity_torques(q)
 
     # ------------------------------------------------------------------ services
     @guarded
@@ -307,14 +462,22 @@ class InverseDynamicsNode(Node):
         state = request.state
         names = state.name
         q = vectors.vector(names, state.position, 'state.position')
+        friction = self._friction != 'false'
         if request.gravity_only:
             effort = model.gravity_torques(q)
             qd = np.zeros(model.dof)
+            if friction:
+                effort = effort + model.friction_torques(
+                    vectors.vector(names, state.velocity, 'state.velocity', default=0.0))
         else:
             qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
             qdd = vectors.vector(names, request.accelerations, 'accelerations', default=0.0)
             wrenches = wrenches_from(request.external_wrenches)
-            effort = model.inverse_dynamics(q, qd, qdd, wrenches or None)
+            effort = model.inverse_dynamics(q, qd, qdd, wrenches or None, friction=friction)
+        included = 'included at state.velocity' if friction else 'not included'
+        response.message = (f'friction {included}; armature '
+                            f'{"included" if model.armature.any() else "zero"}; '
+                            f'payloads on {sorted(model.payloads) or "no link"}')
         response.joint_names = vectors.joint_name_list
         response.effort = doubles(effort)
         if request.want_gravity_torques:
@@ -374,13 +537,32 @@ class InverseDynamicsNode(Node):
 
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:
+        window, self._window = self._window, {'received': 0, 'stale': 0, 'offset': 0.0}
         values = {'mode': self._mode, 'published': self._published,
                   'skipped_stale': self._skipped_stale,
-                  'skipped_overflow': self._skipped_overflow}
+                  'skipped_overflow': self._skipped_overflow,
+                  'window_received': window['received'], 'window_stale': window['stale']}
         values.update({f'stream_{k}': v for k, v in self._timing.summary().items()})
         values.update({f'service_{k}': v for k, v in self._service_timing.summary().items()})
+        warning = self._stream_error or self._stale_warning(window)
         self._diagnostics.publish(diagnostics_message(self, self._models, 'dynamics', values,
-                                                      self._stream_error))
+                                                      warning))
+
+    def _stale_warning(self, window: dict) -> str:
+        """Say why, when every joint state since the last diagnostics was stale."""
+        if window['received'] == 0 or window['stale'] < window['received']:
+            return ''
+        head = f'all {window["received"]} joint states since the last diagnostics were stale'
+        if window['offset']:
+            return (f'{head}: stamped {window["offset"]:.6g} s before this node\'s clock '
+                    f'(state_timeout {self._timeout} s): clock mismatch? use_sim_time differs '
+                    'between publisher and this node')
+        feedforward = self._feedforward
+        missing = feedforward.state.missing() if feedforward is not None else []
+        if missing:
+            return (f'{head}: joints never received: {", ".join(missing)} (see joints and '
+                    'unlisted_joints)')
+        return f'{head}: a required joint is not updated within state_timeout {self._timeout} s'
 
 
 main = main_for(InverseDynamicsNode)

@@ -116,13 +116,23 @@ class JointStateBuffer:
     ``timeout`` s of ``now``: a controller must not act on old data.
     """
 
-    def __init__(self, vectors: JointVectorMap) -> None:
-        """Start with no joint received."""
+    def __init__(self, vectors: JointVectorMap, required: Optional[Sequence[bool]] = None,
+                 ignored: Sequence[str] = (), initial: Optional[np.ndarray] = None) -> None:
+        """
+        Start with no joint received.
+
+        ``required`` (one flag per model joint, default all): the joints
+        ``fresh`` waits for; the others keep their latest value, or ``initial``
+        (default NaN) until they are received. ``ignored`` joints are never
+        taken from messages: they stay at ``initial``.
+        """
         self.vectors = vectors
         dof = len(vectors.joint_names)
-        self.q = np.full(dof, np.nan)
+        self.q = np.full(dof, np.nan) if initial is None else np.array(initial, dtype=float)
         self.qd = np.zeros(dof)
         self.updated = np.full(dof, -math.inf)
+        self.required = np.ones(dof, bool) if required is None else np.array(required, bool)
+        self._ignored = set(ignored)
         self._message_index: dict = {}
 
     def merge(self, names: Sequence[str], positions: Sequence[float],
@@ -131,7 +141,7 @@ class JointStateBuffer:
         key = tuple(names)
         index = self._message_index.get(key)
         if index is None:
-            index = [self.vectors.index.get(n) for n in names]
+            index = [None if n in self._ignored else self.vectors.index.get(n) for n in names]
             self._message_index[key] = index
         has_velocity = len(velocities) == len(names)
         for k, (j, position) in enumerate(zip(index, positions)):
@@ -143,5 +153,11 @@ class JointStateBuffer:
                 self.qd[j] = velocities[k]
 
     def fresh(self, now: float, timeout: float) -> bool:
-        """Return True if every joint was updated within ``timeout`` s of ``now``."""
-        return bool(np.all(now - self.updated <= timeout))
+        """Return True if every required joint was updated within ``timeout`` s of ``now``."""
+        return bool(np.all(now - self.updated[self.required] <= timeout))
+
+    def missing(self) -> list:
+        """Return the required joints never received."""
+        return [name for name, required, updated in zip(self.vectors.joint_names,
+                                                        self.required, self.updated)
+                if required and updated == -math.inf]

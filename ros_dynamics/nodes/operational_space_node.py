@@ -15,6 +15,8 @@
 """
 Operational-space dynamics service: ``~/operational_space`` (Khatib 1987).
 
+Payloads at runtime: ``~/set_payload`` and the ``payload`` topic (nodes/payloads.py).
+
 For a JointState and a task link (any URDF link, fixed-merged ones too) it
 answers the pose, J, Jdot qd, Lambda, mu, p, J_bar and N of
 ``RobotModel.operational_space`` (matrices as Float64MultiArray [rows, cols],
@@ -30,10 +32,13 @@ import time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Pose
 import numpy as np
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
                                        ModelSource, require_finite, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.srv import OperationalSpace
 from scipy.spatial.transform import Rotation
 
@@ -54,17 +59,34 @@ class OperationalSpaceNode(Node):
     def __init__(self) -> None:
         """Declare parameters, load the model, create the service."""
         super().__init__('operational_space')
-        declare = self.declare_parameter
-        self._threshold = float(declare('singular_threshold', 1e-6).value)
-        self._damping = float(declare('damping', 1e-3).value)
-        period = float(declare('diagnostics_period', 1.0).value)
+        self._threshold = declare(
+            self, 'singular_threshold', 1e-6,
+            'a task counts as degenerate when the smallest eigenvalue of J M^-1 J^T is below '
+            'this fraction of the largest (dimensionless, >= 0)', value_range=NON_NEGATIVE)
+        self._damping = declare(
+            self, 'damping', 1e-3,
+            'damping of the regularised inverse of a degenerate task, relative to the largest '
+            'eigenvalue (dimensionless, > 0)', value_range=NON_NEGATIVE, constraints='> 0')
+        period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
+                         read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
         if not (self._threshold >= 0.0 and self._damping > 0.0):
             raise ValueError('singular_threshold must be >= 0 and damping > 0')
+        self.add_on_set_parameters_callback(self._on_parameters)
         self._timing = Timing()
         self._models = ModelSource(self)
+        self._payloads = PayloadInterface(self, self._models)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(OperationalSpace, '~/operational_space', self._operational_space)
         self.create_timer(period, self._publish_diagnostics)
+
+    def _on_parameters(self, parameters) -> SetParametersResult:
+        values = {p.name: p.value for p in parameters}
+        threshold = float(values.get('singular_threshold', self._threshold))
+        damping = float(values.get('damping', self._damping))
+        if not damping > 0.0:
+            return SetParametersResult(successful=False, reason='damping must be > 0')
+        self._threshold, self._damping = threshold, damping
+        return SetParametersResult(successful=True)
 
     @guarded
     def _operational_space(self, request, response):

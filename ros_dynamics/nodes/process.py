@@ -38,6 +38,7 @@ import contextlib
 import os
 import signal
 import threading
+import traceback
 from typing import Callable, Iterator
 
 import rclpy
@@ -122,8 +123,16 @@ def spin(node: Node) -> None:
     executor.add_node(node)
     try:
         while not _stop.is_set() and node.context.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except ExternalShutdownException:
+            try:
+                executor.spin_once(timeout_sec=0.1)
+            except (ExternalShutdownException, Interrupted):
+                raise
+            except Exception:  # noqa: B902 - a failing callback must not end the node
+                if _stop.is_set() or not node.context.ok():
+                    raise
+                node.get_logger().error(f'a callback failed (the node keeps running): '
+                                        f'{traceback.format_exc()}', throttle_duration_sec=5.0)
+    except (ExternalShutdownException, Interrupted):
         pass
     except RuntimeError:
         # RCLError (a RuntimeError) from a context shut down under the executor: expected
@@ -139,7 +148,7 @@ def main_for(node_class: type) -> Callable:
     """Return a console-script ``main`` that builds ``node_class`` and spins it until a signal."""
     def main(args=None) -> None:
         try:
-            with rclpy.init(args=args):
+            with rclpy.init(args=args):   # installs rclpy's handlers: replaced at once
                 install_signal_handlers()
                 with interruptible():
                     node = node_class()

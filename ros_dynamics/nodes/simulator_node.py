@@ -45,7 +45,11 @@ into the joint limits) with zero velocity.
 
 Services: ``~/reset`` (``std_srvs/Trigger``), ``~/pause`` (``std_srvs/SetBool``),
 ``~/step`` (``ros_dynamics/srv/SimStep``, only while paused),
-``~/set_state`` (``ros_dynamics/srv/SetJointState``).
+``~/set_state`` (``ros_dynamics/srv/SetJointState``), ``~/set_payload``
+(``ros_dynamics/srv/SetPayload``; also the ``payload`` topic,
+nodes/payloads.py): the simulated plant carries it from the next step. Its
+own ``actuators`` parameter (an actuators YAML: armature, friction) makes the
+simulated plant differ from a controller's model, e.g. to test robustness.
 
 Closed chains: ``loops`` names a loop-closure YAML (a path or
 ``package://ros_dynamics/config/delta_loops.yaml``; see ros_dynamics.closed_chain)
@@ -57,6 +61,18 @@ given, passive ones solved for), publishes the constraint forces lambda on
 ``~/constraint_forces`` (``std_msgs/Float64MultiArray``, N and N m, with the
 joint states) and the closure error on ``/diagnostics``, and pauses with the
 reason when the mechanism reaches a singular configuration.
+
+Lockstep (``lockstep: true``): the node publishes ``/clock`` and ``joint_states``
+at every ``control_period`` of sim time (0: every step) and advances that period
+only when ``lockstep_answers`` effort commands (on ``~/commands`` or
+``~/joint_commands``, from one controller or several) have arrived after the
+state went out. Sim time then stays exact and a closed loop with deterministic
+controllers gives the same trajectory run after run, at the speed of the
+slowest participant (paced to ``real_time_factor`` when it is > 0). No answer
+within ``lockstep_timeout`` s of wall time pauses the simulation with the reason
+on ``/diagnostics`` (``~/pause false`` resumes); it never advances on a stale
+command. This is how PX4's and Gazebo's software-in-the-loop setups stay
+reproducible.
 
 Health: a non-finite state, or total energy growing by more than
 ``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
@@ -83,6 +99,8 @@ from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 from ros_dynamics.srv import SetJointState, SimStep
@@ -140,6 +158,8 @@ class SimulatorNode(Node):
         self._effort_applied = False
         self._steps = 0
         self._step_timing = Timing(5000)
+        self._answers = 0                        # lockstep: commands since the last state
+        self._answered = threading.Event()       # lockstep: every expected command arrived
         self._config_error = ''
         self._model_error = ''
         self._read_parameters()
@@ -163,6 +183,7 @@ class SimulatorNode(Node):
         self.create_service(SetJointState, '~/set_state', self._on_set_state)
 
         self._models = ModelSource(self, on_change=self._on_model)
+        self._payloads = PayloadInterface(self, self._models, on_change=self._on_payload)
         self._diagnostics_timer = self.create_timer(self._diagnostics_period, self._diagnose)
         if self._report_period > 0:
             self._report_timer = self.create_timer(self._report_period, self._report_pose)
@@ -172,27 +193,72 @@ class SimulatorNode(Node):
 
     # ----------------------------------------------------------------- parameters
     def _read_parameters(self) -> None:
-        declare = self.declare_parameter
-        self._dt = float(declare('dt', 0.001).value)
-        self._integrator = str(declare('integrator', 'rk4').value)
-        self._rtf = float(declare('real_time_factor', 1.0).value)
-        self._publish_clock = bool(declare('publish_clock', True).value)
-        self._publish_rate = float(declare('publish_rate', 500.0).value)
-        self._command_timeout = float(declare('command_timeout', 0.5).value)
-        self._joints = list(declare('joints', ['']).value)
-        self._gravity = list(declare('gravity', [0.0, 0.0, -9.81]).value)
-        self._use_damping = bool(declare('damping', True).value)
-        self._use_friction = bool(declare('friction', True).value)
-        self._use_limits = bool(declare('position_limits', True).value)
-        self._hold_until_command = bool(declare('hold_until_command', False).value)
-        self._start_paused = bool(declare('start_paused', False).value)
-        self._friction_velocity = float(declare('friction_velocity', 1e-3).value)
-        self._energy_tolerance = float(declare('energy_tolerance', 0.0).value)
-        self._diagnostics_period = float(declare('diagnostics_period', 1.0).value)
-        self._report_period = float(declare('pose_report_period', 0.0).value)
-        self._loops = str(declare('loops', '').value)
-        self._baumgarte = (float(declare('baumgarte_alpha', 10.0).value),
-                           float(declare('baumgarte_beta', 10.0).value))
+        def fixed(name, default, description, value_range=None, constraints=''):
+            # read once: the physics thread and the model are built from them
+            return declare(self, name, default, description, read_only=True,
+                           value_range=value_range, constraints=constraints)
+        self._dt = fixed('dt', 0.001, 'fixed integration step (s, > 0)', NON_NEGATIVE, '> 0')
+        self._integrator = fixed('integrator', 'rk4', 'integrator',
+                                 constraints='one of ' + ', '.join(INTEGRATORS))
+        self._rtf = fixed('real_time_factor', 1.0,
+                          'sim seconds per wall second; 0 = as fast as possible', NON_NEGATIVE)
+        self._publish_clock = fixed('publish_clock', True,
+                                    'publish rosgraph_msgs/Clock on /clock after every step')
+        self._publish_rate = fixed('publish_rate', 500.0,
+                                   'joint_states rate (Hz of sim time up to real time, of wall '
+                                   'time when faster)', NON_NEGATIVE, '> 0')
+        self._command_timeout = fixed('command_timeout', 0.5,
+                                      'applied effort drops to zero when no command came for '
+                                      'this long (s of sim time); 0 = never', NON_NEGATIVE)
+        self._joints = list(fixed('joints', [''],
+                                  'joint order of the Float64MultiArray on ~/commands; [""] = '
+                                  'the model joint order'))
+        self._gravity = list(fixed('gravity', [0.0, 0.0, -9.81],
+                                   'gravity acceleration in the root frame (m/s^2, 3 values)'))
+        self._use_damping = fixed('damping', True, 'apply the URDF <dynamics damping>')
+        self._use_friction = fixed('friction', True,
+                                   'apply the URDF <dynamics friction> as smoothed Coulomb '
+                                   'friction')
+        self._use_limits = fixed('position_limits', True,
+                                 'apply the position limits as stiff damped stops')
+        self._hold_until_command = fixed('hold_until_command', False,
+                                         'hold the joints at the initial state until the first '
+                                         'effort command')
+        self._start_paused = fixed('start_paused', False,
+                                   'start paused (~/pause false or ~/step to advance)')
+        self._friction_velocity = fixed('friction_velocity', 1e-3,
+                                        'velocity below which Coulomb friction is smoothed '
+                                        '(rad/s or m/s, > 0)', NON_NEGATIVE, '> 0')
+        self._energy_tolerance = fixed('energy_tolerance', 0.0,
+                                       'relative energy growth tolerated with no input before '
+                                       'the simulation counts as diverged; 0 = the integrator '
+                                       'default', NON_NEGATIVE)
+        self._diagnostics_period = fixed('diagnostics_period', 1.0,
+                                         'period of /diagnostics (s, > 0)', NON_NEGATIVE, '> 0')
+        self._report_period = fixed('pose_report_period', 0.0,
+                                    'log the pose error every this many s; 0 = off',
+                                    NON_NEGATIVE)
+        self._loops = str(fixed('loops', '',
+                                'loop-closure YAML (path or package:// URL) for a closed '
+                                'chain; empty = a tree'))
+        self._baumgarte = (fixed('baumgarte_alpha', 10.0,
+                                 'Baumgarte stabilisation of the closures, alpha (1/s)',
+                                 NON_NEGATIVE),
+                           fixed('baumgarte_beta', 10.0,
+                                 'Baumgarte stabilisation of the closures, beta (1/s)',
+                                 NON_NEGATIVE))
+        self._lockstep = fixed('lockstep', False,
+                               'advance only when lockstep_answers commands arrived after each '
+                               'published state (deterministic closed loops)')
+        self._control_period = fixed('control_period', 0.0,
+                                     'lockstep: sim time between published states (s, a '
+                                     'multiple of dt); 0 = every step', NON_NEGATIVE)
+        self._lockstep_answers = fixed('lockstep_answers', 1,
+                                       'lockstep: effort commands expected per period (one per '
+                                       'controller)', constraints='>= 1')
+        self._lockstep_timeout = fixed('lockstep_timeout', 1.0,
+                                       'lockstep: wall seconds to wait for the commands before '
+                                       'pausing with the reason', NON_NEGATIVE, '> 0')
         self._joints = [name for name in self._joints if name]
         problems = []
         if not (math.isfinite(self._dt) and self._dt > 0):
@@ -222,9 +288,20 @@ class SimulatorNode(Node):
         if not all(math.isfinite(g) and g >= 0 for g in self._baumgarte):
             problems.append(f'baumgarte_alpha and baumgarte_beta must be >= 0 (1/s), got '
                             f'{self._baumgarte}')
+        period_steps = (self._control_period / self._dt if self._dt > 0 and
+                        self._control_period > 0 else 1.0)
+        if not (math.isfinite(period_steps) and round(period_steps) >= 1
+                and abs(period_steps - round(period_steps)) < 1e-9 * period_steps):
+            problems.append(f'control_period must be 0 (every step) or a multiple of dt '
+                            f'({self._dt} s), got {self._control_period}')
+        if self._lockstep_answers < 1:
+            problems.append(f'lockstep_answers must be >= 1, got {self._lockstep_answers}')
+        if not (math.isfinite(self._lockstep_timeout) and self._lockstep_timeout > 0):
+            problems.append(f'lockstep_timeout must be > 0 s, got {self._lockstep_timeout}')
         if problems:
             raise ValueError('simulator parameters: ' + '; '.join(problems))
         self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
+        self._period_steps = int(round(period_steps))
 
     # ----------------------------------------------------------------- model
     def _on_model(self, model) -> None:
@@ -264,6 +341,12 @@ class SimulatorNode(Node):
             self._fault = ''
         self._wake.set()
 
+    def _on_payload(self) -> None:
+        """Measure the energy reference again: a payload changes the plant's energy at once."""
+        with self._lock:
+            if self._sim is not None:
+                self._sim._new_state()
+
     def _initial_positions(self, model, vectors: JointVectorMap) -> np.ndarray:
         """Return ``initial_positions.<joint>`` values, default 0 clamped into the limits."""
         q0 = np.clip(np.zeros(model.dof), model.lower, model.upper)
@@ -275,7 +358,9 @@ class SimulatorNode(Node):
         for k, joint in enumerate(model.joint_names):
             parameter = f'initial_positions.{joint}'
             if not self.has_parameter(parameter):
-                self.declare_parameter(parameter, float(q0[k]))
+                declare(self, parameter, float(q0[k]),
+                        f'initial position of {joint} (rad or m), clamped into its limits',
+                        read_only=True)
             value = float(self.get_parameter(parameter).value)
             if not math.isfinite(value):
                 raise ValueError(f'parameter {parameter} must be finite, got {value}')
@@ -334,6 +419,9 @@ class SimulatorNode(Node):
             self._accept_effort(effort)
 
     def _accept_effort(self, effort: np.ndarray) -> None:
+        self._answers += 1
+        if self._answers >= self._lockstep_answers:
+            self._answered.set()
         self._effort = effort
         self._effort_applied = False
         self._last_command_time = self._sim.t
@@ -429,13 +517,16 @@ class SimulatorNode(Node):
         anchor = None          # (wall time, sim time) the deadlines count from
         last_paused_publish = 0.0
         while not self._stop.is_set():
-            with self._lock:     # one acquisition per step: check, step, publish
-                running = self._sim is not None and not self._paused
-                if running:
-                    ok = self._advance()
-                    if ok:
-                        self._publish_step()
-                    sim_time = self._sim.t
+            if self._lockstep:
+                running, ok, sim_time = self._lockstep_period()
+            else:
+                with self._lock:     # one acquisition per step: check, step, publish
+                    running = self._sim is not None and not self._paused
+                    if running:
+                        ok = self._advance()
+                        if ok:
+                            self._publish_step()
+                        sim_time = self._sim.t
             if not running:
                 anchor = None
                 now = time.monotonic()
@@ -459,6 +550,46 @@ class SimulatorNode(Node):
                     anchor = (now, sim_time)   # far behind: do not race to catch up
             elif self._steps % 20 == 0:
                 time.sleep(0)                  # let the executor threads take the GIL
+
+    def _lockstep_period(self) -> tuple:
+        """
+        Publish the state of one control period, wait for the commands, advance the period.
+
+        Returns (running, ok, sim time). The state goes out (``/clock`` first)
+        at every period of sim time; the simulation advances only when
+        ``lockstep_answers`` commands have arrived after it, so sim time stays
+        exact and the closed loop deterministic whatever the CPU load. No
+        answer within ``lockstep_timeout`` s of wall time pauses the simulation
+        with the reason (a controller that died or never subscribed).
+        """
+        with self._lock:
+            if self._sim is None or self._paused:
+                return False, False, 0.0
+            self._answers = 0
+            self._answered.clear()
+            if self._publish_clock:
+                self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
+            self._publish_state()
+            sim_time = self._sim.t
+        deadline = time.monotonic() + self._lockstep_timeout
+        while not self._answered.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+            if self._stop.is_set() or self._paused:
+                return False, False, sim_time
+            if time.monotonic() >= deadline:
+                with self._lock:
+                    self._pause_for(
+                        f'lockstep: {self._answers} of {self._lockstep_answers} commands for '
+                        f'the state at t = {sim_time:.6f} s within {self._lockstep_timeout} s '
+                        'of wall time (is every controller running and subscribed to '
+                        'joint_states?)')
+                return False, False, sim_time
+        with self._lock:
+            if self._sim is None or self._paused or self._sim.t != sim_time:
+                return False, False, sim_time   # paused, reset or replaced while waiting
+            for _ in range(self._period_steps):
+                if not self._advance():
+                    return True, False, self._sim.t
+            return True, True, self._sim.t
 
     def _publish_step(self) -> None:
         if self._publish_clock:

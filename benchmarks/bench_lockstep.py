@@ -1,0 +1,68 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The circle through ROS in lockstep under load: repeatability and tracking, run after run.
+
+Not a test: ``scripts/with_ros.sh python benchmarks/bench_lockstep.py --runs 10 --load 1``.
+Each run is test/lockstep_circle.py's closed loop (2R arm, Cartesian impedance
+controller, simulator_node in lockstep, RK4 at 1 ms, as fast as possible) for
+``--seconds`` of sim time (default one revolution, 10 s), with ``--load``
+CPU-bound processes beside it. Prints each run's RMS and max tracking error,
+its wall time (sim time per wall second) and whether its joint states equal the
+first run's to the last bit.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test'))
+
+import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
+from lockstep_circle import run_circle  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def main() -> None:
+    """Run the closed loop ``--runs`` times and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--runs', type=int, default=10)
+    parser.add_argument('--seconds', type=float, default=10.0, help='sim time per run')
+    parser.add_argument('--load', type=int, default=1, help='CPU-bound processes beside')
+    args = parser.parse_args()
+    hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+            for _ in range(args.load)]
+    print(f'lockstep circle, {args.seconds} s of sim time per run, {args.load} CPU-bound '
+          f'processes beside, {time.strftime("%Y-%m-%d %H:%M")} UTC')
+    first = None
+    try:
+        for k in range(args.runs):
+            run = run_circle(args.seconds)
+            first = run['q'] if first is None else first
+            rms = float(np.sqrt(np.mean(run['error'] ** 2)))
+            same = run['q'].shape == first.shape and np.array_equal(run['q'], first)
+            print(f'run {k + 1:2d}: RMS {rms * 1e3:.4f} mm, max {run["error"].max() * 1e3:.4f} '
+                  f'mm, {run["t"].size} states, {run["wall"]:.1f} s wall '
+                  f'({args.seconds / run["wall"]:.2f}x real time), identical to run 1: {same}, '
+                  f'load average {os.getloadavg()[0]:.2f}')
+    finally:
+        for hog in hogs:
+            hog.kill()
+
+
+if __name__ == '__main__':
+    main()

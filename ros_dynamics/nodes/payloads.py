@@ -1,0 +1,82 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+Payloads at runtime, ROS-style: a ``~/set_payload`` service and a ``payload`` topic.
+
+Both take a link and a ``geometry_msgs/Inertia`` (m in kg, com in m in the
+link frame, the inertia tensor in kg m^2 about com in the link's axes; a
+zero tensor is a point mass):
+
+* ``~/set_payload`` (``SetPayload``): an empty link removes every payload,
+  m = 0 removes the link's; a bad payload (negative mass, an inertia that is
+  not physically consistent, an unknown link) gets ``success: false`` naming
+  the problem and changes nothing;
+* ``payload`` (``geometry_msgs/InertiaStamped``, ``header.frame_id`` the
+  link): the same, for drivers that publish their payload; a bad one is
+  logged and ignored.
+
+The change applies to the node's model (RobotModel.set_payload: the next
+computation sees it, atomically) and to every model the node loads later.
+"""
+
+from typing import Callable, Optional
+
+from geometry_msgs.msg import Inertia, InertiaStamped
+import numpy as np
+from rclpy.node import Node
+from ros_dynamics.nodes.common import ModelSource
+from ros_dynamics.srv import SetPayload
+
+
+def payload_from(inertia: Inertia) -> tuple:
+    """Return (mass, com, inertia 3x3) from a geometry_msgs/Inertia."""
+    com = (inertia.com.x, inertia.com.y, inertia.com.z)
+    tensor = np.array([[inertia.ixx, inertia.ixy, inertia.ixz],
+                       [inertia.ixy, inertia.iyy, inertia.iyz],
+                       [inertia.ixz, inertia.iyz, inertia.izz]])
+    return float(inertia.m), com, (None if not tensor.any() else tensor)
+
+
+class PayloadInterface:
+    """The ``~/set_payload`` service and the ``payload`` topic of one node."""
+
+    def __init__(self, node: Node, models: ModelSource,
+                 on_change: Optional[Callable[[], None]] = None) -> None:
+        """Create the service and the subscription; ``on_change`` runs after each change."""
+        self._node, self._models, self._on_change = node, models, on_change
+        node.create_service(SetPayload, '~/set_payload', self._on_service)
+        node.create_subscription(InertiaStamped, 'payload', self._on_topic, 10)
+
+    def _apply(self, link: str, inertia: Inertia) -> str:
+        message = self._models.set_payload(link, *payload_from(inertia))
+        if self._on_change is not None:
+            self._on_change()
+        return message
+
+    def _on_service(self, request, response):
+        try:
+            response.message = self._apply(request.link, request.inertia)
+            response.success = True
+        except (ValueError, RuntimeError) as error:
+            response.success, response.message = False, str(error)
+        return response
+
+    def _on_topic(self, message: InertiaStamped) -> None:
+        try:
+            self._apply(message.header.frame_id, message.inertia)
+        except (ValueError, RuntimeError) as error:
+            self._node.get_logger().error(f'payload topic: {error}; ignored',
+                                          throttle_duration_sec=5.0)

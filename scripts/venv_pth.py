@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Make the repository's .venv import the colcon install's ros_dynamics directly.
+
+Writes ``<venv site-packages>/ros_dynamics_colcon_install.pth``, two lines:
+
+* the path of ``install/ros_dynamics/lib/python3.X/site-packages`` relative to
+  the venv's site-packages: Python resolves it against the path the venv was
+  started from, so every checkout using the venv (through a symlinked
+  ``.venv`` too) gets its own install/, and skips it while it does not exist;
+* an ``import`` line appending ``install/ros_dynamics/lib`` (next to the
+  venv, when it exists) to ``LD_LIBRARY_PATH``: the ROS type support finds
+  the generated message libraries there (what ``source install/setup.bash``
+  does for them).
+
+After ``make build``, ``.venv/bin/python`` then imports ``ros_dynamics``
+with its ``msg``/``srv`` and uses them with rclpy, without sourcing
+install/setup.bash. Idempotent.
+"""
+
+import os
+import sys
+import sysconfig
+
+PTH_NAME = 'ros_dynamics_colcon_install.pth'
+LIBRARY_LINE = (
+    "import os, sys; lib = os.path.join(os.path.dirname(sys.prefix), 'install', 'ros_dynamics', "
+    "'lib'); paths = os.environ.get('LD_LIBRARY_PATH', ''); os.path.isdir(lib) and lib not in "
+    "paths.split(os.pathsep) and os.environ.__setitem__('LD_LIBRARY_PATH', "
+    'os.pathsep.join(filter(None, [paths, lib])))')
+
+
+def pth_line(venv: str) -> str:
+    """Return the .pth line for ``venv``: its site-packages to the install's."""
+    site = sysconfig.get_path('purelib', vars={'base': venv, 'platbase': venv})
+    root = os.path.dirname(venv)
+    install = os.path.join(root, 'install', 'ros_dynamics', os.path.relpath(site, venv))
+    return os.path.relpath(install, site)
+
+
+def main() -> int:
+    """Write (or keep) the .pth of the repository's .venv."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    venv = os.path.join(root, '.venv')
+    site = sysconfig.get_path('purelib', vars={'base': venv, 'platbase': venv})
+    path = os.path.join(site, PTH_NAME)
+    line = pth_line(venv) + '\n' + LIBRARY_LINE + '\n'
+    try:
+        with open(path, encoding='utf-8') as stream:
+            if stream.read() == line:
+                return 0
+    except OSError:
+        pass
+    with open(path, 'w', encoding='utf-8') as stream:
+        stream.write(line)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

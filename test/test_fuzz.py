@@ -1,0 +1,47 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Fuzzing of the core, a small budget on every test run (``make fuzz``: 20 times more).
+
+Each test runs seeded cases in child workers (test/fuzzing.py) and fails on
+any defect: an exception other than the documented ones, a crash, a hang,
+a non-finite result of sane input or a result that differs from the same
+call on contiguous float64 copies. Budget: ``ROS_DYNAMICS_FUZZ_SCALE``
+(default 1) times the base count; the counts per outcome class go to
+``$ROS_DYNAMICS_FUZZ_SUMMARY`` when set.
+"""
+
+import fuzzing
+import pytest
+
+pytestmark = pytest.mark.fuzz
+
+
+def check(title: str, kind: str, base: int) -> None:
+    results = fuzzing.run_cases(kind, range(int(base * fuzzing.SCALE)))
+    line = fuzzing.summarize(title, results)
+    print(line)
+    defects = [r for r in results if r['outcome'] in fuzzing.DEFECTS]
+    assert not defects, line + '\n' + '\n'.join(
+        f'{kind} seed {r["seed"]} (python test/fuzzing.py {kind} {r["seed"]}): {r}'
+        for r in defects[:10])
+
+
+def test_urdf_mutations_give_a_urdf_error_or_a_finite_model():
+    check('urdf mutations', 'urdf', 120)
+
+
+def test_api_arguments_are_refused_or_give_the_float64_result():
+    check('core API arguments', 'api', 300)

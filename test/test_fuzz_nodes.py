@@ -1,0 +1,396 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Fuzzing the running nodes: malformed requests and garbage messages never end a node.
+
+Seeded generators (numpy) build requests with wrong lengths, NaN and Inf,
+huge values, unknown, duplicate and missing joints and links, empty fields;
+garbage ``robot_description`` strings (mutations of a real URDF) and
+``joint_states`` messages. Every answer is checked:
+
+* ``success: false`` comes with a message; ``success: true`` holds only
+  finite numbers, and a request the core can evaluate gets the core's result;
+* after each batch, a good request is answered exactly as the core answers;
+* every description is either loaded or refused (one log line each) and the
+  node lives on; garbage joint states never stop the feedforward stream.
+
+The budget scales with ``ROS_DYNAMICS_FUZZ_SCALE`` (default 1: a few hundred
+cases in under a minute; ``make fuzz`` sets 20). Run alone with ``-m fuzz``;
+the seed is printed so a failure can be replayed (``ROS_DYNAMICS_FUZZ_SEED``).
+"""
+
+import math
+import os
+import random
+
+from geometry_msgs.msg import Wrench
+import numpy as np
+import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_dynamics import RobotModel
+from ros_dynamics.msg import LinkWrench
+from ros_dynamics.srv import (ForwardDynamics, InverseDynamics, OperationalSpace,
+                                         SetJointState, SimStep, TrajectoryDynamics)
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+pytestmark = [pytest.mark.ros, pytest.mark.fuzz]
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+ROBOT = RobotModel.from_urdf_file(PANDA)
+JOINTS = list(ROBOT.joint_names)
+LINKS = list(ROBOT.link_names)
+SCALE = float(os.environ.get('ROS_DYNAMICS_FUZZ_SCALE', '1'))
+SEED = int(os.environ.get('ROS_DYNAMICS_FUZZ_SEED', random.SystemRandom().randint(0, 2**31)))
+DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+SPECIAL = [math.nan, math.inf, -math.inf, 1e300, -1e300, 1.7e308, 5e-324, 0.0, -0.0]
+
+
+def budget(cases: int) -> int:
+    return max(1, int(round(cases * SCALE)))
+
+
+class Generator:
+    """Values that are sometimes right and often wrong."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def chance(self, p: float) -> bool:
+        return bool(self.rng.random() < p)
+
+    def number(self) -> float:
+        if self.chance(0.2):
+            return float(self.rng.choice(SPECIAL))
+        return float(self.rng.uniform(-3.0, 3.0))
+
+    def numbers(self, n: int, wrong: float = 0.3) -> list:
+        if self.chance(wrong):
+            n = int(self.rng.integers(0, n + 3))
+        clean = not self.chance(wrong)
+        return [float(self.rng.uniform(-2.0, 2.0)) if clean else self.number() for _ in range(n)]
+
+    def names(self, wrong: float = 0.3) -> list:
+        names = list(JOINTS)
+        if self.chance(wrong):
+            kind = int(self.rng.integers(0, 5))
+            if kind == 0:
+                names = names[:int(self.rng.integers(0, len(names)))]   # missing joints
+            elif kind == 1:
+                names[int(self.rng.integers(0, len(names)))] = 'ghost_joint'
+            elif kind == 2:
+                names.append(names[0])                                      # duplicate
+            elif kind == 3:
+                names = []
+            else:
+                names.append('')
+        if self.chance(0.5):
+            names = list(self.rng.permutation(names))
+        return [str(n) for n in names]
+
+    def state(self, wrong: float = 0.3, effort: bool = False) -> JointState:
+        names = self.names(wrong)
+        message = JointState(name=names, position=self.numbers(len(names), wrong))
+        if self.chance(0.7):
+            message.velocity = self.numbers(len(names), wrong)
+        if effort and self.chance(0.7):
+            message.effort = self.numbers(len(names), wrong)
+        return message
+
+    def link(self) -> str:
+        if self.chance(0.2):
+            return str(self.rng.choice(['', 'nowhere', 'panda_link8 ', '\u00e9\u00e8', 'x' * 300]))
+        return str(self.rng.choice(LINKS))
+
+    def wrenches(self) -> list:
+        out = []
+        for _ in range(int(self.rng.integers(0, 3))):
+            wrench = LinkWrench(link=self.link())
+            values = self.numbers(6, 0.2) + [0.0] * 6
+            wrench.wrench.force.x, wrench.wrench.force.y, wrench.wrench.force.z = values[:3]
+            wrench.wrench.torque.x, wrench.wrench.torque.y, wrench.wrench.torque.z = values[3:6]
+            out.append(wrench)
+        return out
+
+
+def vector(names, values, default=None):
+    """Return the core-order vector of a request field, or None when it is malformed."""
+    if not values and default is not None:
+        return np.full(len(JOINTS), default)
+    if len(values) != len(names) or len(set(names)) != len(names) or set(names) != set(JOINTS):
+        return None
+    out = np.empty(len(JOINTS))
+    for name, value in zip(names, values):
+        out[JOINTS.index(name)] = value
+    return out if np.all(np.isfinite(out)) else None
+
+
+def wrench_dict(wrenches):
+    out = {}
+    for item in wrenches:
+        f, t = item.wrench.force, item.wrench.torque
+        values = np.array([f.x, f.y, f.z, t.x, t.y, t.z])
+        if item.link not in LINKS or item.link in out or not np.all(np.isfinite(values)):
+            return None
+        out[item.link] = values
+    return out
+
+
+def all_finite(message) -> bool:
+    for name in message.get_fields_and_field_types():
+        value = getattr(message, name)
+        if isinstance(value, float):
+            if not (math.isfinite(value) or (name.endswith('limit') and value == math.inf)):
+                return False
+        elif hasattr(value, 'get_fields_and_field_types'):
+            if not all_finite(value):
+                return False
+        elif isinstance(value, list) and value and \
+                hasattr(value[0], 'get_fields_and_field_types'):
+            if not all(all_finite(item) for item in value):
+                return False
+        elif hasattr(value, '__len__') and len(value) and isinstance(value[0], float):
+            if not np.all(np.isfinite(np.asarray(value, dtype=float))):
+                return False
+    return True
+
+
+def check(response, expected=None, field='effort', counts=None) -> None:
+    """Check one answer; ``expected``: the core's result when it can compute one."""
+    if response.success:
+        assert all_finite(response), response
+        if expected is not None and np.all(np.isfinite(expected)) and \
+                np.abs(expected).max() < 1e200:
+            got = np.asarray(getattr(response, field), dtype=float)
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+        outcome = 'success'
+    else:
+        assert response.message.strip(), 'a failure without a message'
+        outcome = 'refused'
+    if counts is not None:
+        counts[outcome] = counts.get(outcome, 0) + 1
+
+
+def core_or_none(function, *args):
+    try:
+        with np.errstate(all='ignore'):
+            return function(*args)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
+
+
+@pytest.fixture(scope='module')
+def nodes():
+    namespace = unique_namespace()
+    print(f'fuzz seed {SEED} (ROS_DYNAMICS_FUZZ_SEED), scale {SCALE}')
+    dynamics_parameters = {'urdf_path': PANDA, 'state_timeout': 1.0}
+    with NodeProcess('inverse_dynamics_node', namespace, dynamics_parameters) as dynamics, \
+            NodeProcess('operational_space_node', namespace, {'urdf_path': PANDA}) as space, \
+            NodeProcess('simulator_node', namespace, {'urdf_path': PANDA, 'start_paused': True,
+                                                      'publish_clock': False}) as simulator, \
+            RosClient(namespace) as ros:
+        ros.processes = {'dynamics': dynamics, 'space': space, 'simulator': simulator}
+        yield ros
+        for name, process in ros.processes.items():
+            assert process.alive(), f'{name} died:\n{process.output()}'
+
+
+def good_request_is_answered_correctly(ros, rng) -> None:
+    q, qd, qdd = (rng.uniform(-1, 1, len(JOINTS)) for _ in range(3))
+    request = InverseDynamics.Request(state=JointState(name=JOINTS, position=q.tolist(),
+                                                       velocity=qd.tolist()),
+                                      accelerations=qdd.tolist())
+    answer = ros.call(InverseDynamics, 'inverse_dynamics/inverse_dynamics', request)
+    assert answer.success, answer.message
+    np.testing.assert_allclose(answer.effort, ROBOT.inverse_dynamics(q, qd, qdd), atol=1e-12)
+
+
+def test_fuzz_dynamics_services(nodes):
+    gen, counts = Generator(SEED), {}
+    for case in range(budget(120)):
+        kind = case % 3
+        if kind == 0:
+            request = InverseDynamics.Request(state=gen.state())
+            request.accelerations = gen.numbers(len(request.state.name)) if gen.chance(0.6) \
+                else []
+            request.external_wrenches = gen.wrenches() if gen.chance(0.3) else []
+            request.gravity_only = gen.chance(0.2)
+            request.want_bias_torques = request.want_mass_matrix = gen.chance(0.3)
+            request.want_coriolis_matrix = gen.chance(0.3)
+            names = list(request.state.name)
+            q = vector(names, list(request.state.position))
+            qd = vector(names, list(request.state.velocity), 0.0)
+            qdd = vector(names, list(request.accelerations), 0.0)
+            wrenches = wrench_dict(request.external_wrenches)
+            expected = None
+            if q is not None and request.gravity_only:
+                expected = core_or_none(ROBOT.gravity_torques, q)
+            elif all(v is not None for v in (q, qd, qdd, wrenches)):
+                expected = core_or_none(ROBOT.inverse_dynamics, q, qd, qdd, wrenches or None)
+            check(nodes.call(InverseDynamics, 'inverse_dynamics/inverse_dynamics', request),
+                  expected, counts=counts)
+        elif kind == 1:
+            request = ForwardDynamics.Request(state=gen.state(effort=True))
+            request.external_wrenches = gen.wrenches() if gen.chance(0.3) else []
+            names = list(request.state.name)
+            args = (vector(names, list(request.state.position)),
+                    vector(names, list(request.state.velocity), 0.0),
+                    vector(names, list(request.state.effort), 0.0))
+            wrenches = wrench_dict(request.external_wrenches)
+            expected = core_or_none(ROBOT.forward_dynamics, *args, wrenches or None) \
+                if all(v is not None for v in (*args, wrenches)) else None
+            check(nodes.call(ForwardDynamics, 'inverse_dynamics/forward_dynamics', request),
+                  expected, 'accelerations', counts)
+        else:
+            names = gen.names()
+            trajectory = JointTrajectory(joint_names=names)
+            for k in range(int(gen.rng.integers(0, 4))):
+                point = JointTrajectoryPoint(positions=gen.numbers(len(names)),
+                                             velocities=gen.numbers(len(names), 0.5)
+                                             if gen.chance(0.5) else [])
+                point.time_from_start.sec = int(gen.rng.integers(0, 3))
+                trajectory.points.append(point)
+            check(nodes.call(TrajectoryDynamics, 'inverse_dynamics/trajectory_dynamics',
+                             TrajectoryDynamics.Request(trajectory=trajectory)), counts=counts)
+        if case % 20 == 19:
+            good_request_is_answered_correctly(nodes, gen.rng)
+    good_request_is_answered_correctly(nodes, gen.rng)
+    print(f'dynamics services: {counts}')
+    assert counts.get('refused') and counts.get('success')   # both kinds were exercised
+
+
+def test_fuzz_operational_space_and_simulator_services(nodes):
+    gen, counts = Generator(SEED + 1), {}
+    for case in range(budget(80)):
+        if case % 2 == 0:
+            request = OperationalSpace.Request(state=gen.state(0.15), link=gen.link())
+            request.frame = str(gen.rng.choice(['', 'world_aligned', 'local', 'world', 'up'],
+                                               p=[0.4, 0.2, 0.15, 0.15, 0.1]))
+            if gen.chance(0.3):
+                request.axes = [int(a) for a in gen.rng.integers(0, 9 if gen.chance(0.3) else 6,
+                                                                 int(gen.rng.integers(0, 7)))]
+            request.reference_link = gen.link() if gen.chance(0.1) else ''
+            request.has_wrench, request.has_acceleration = gen.chance(0.3), gen.chance(0.2)
+            if request.has_wrench:
+                values = gen.numbers(6, 0.1) + [0.0] * 6
+                request.wrench = Wrench()
+                request.wrench.force.x, request.wrench.force.y = values[0], values[1]
+                request.wrench.torque.z = values[5]
+            request.acceleration = gen.numbers(6, 0.15)
+            request.null_space_joint_names = gen.names(0.5) if gen.chance(0.3) else []
+            request.null_space_torque = gen.numbers(len(request.null_space_joint_names))
+            answer = nodes.call(OperationalSpace, 'operational_space/operational_space', request)
+            check(answer, counts=counts)
+            # a failure names a field the caller sent, never a "force" computed from it
+            assert not answer.message.startswith('force:') or request.has_wrench, \
+                answer.message
+        else:
+            names = gen.names(0.5)
+            request = SetJointState.Request(name=names, position=gen.numbers(len(names), 0.5),
+                                            velocity=gen.numbers(len(names), 0.5)
+                                            if gen.chance(0.5) else [])
+            answer = nodes.call(SetJointState, 'simulator/set_state', request)
+            assert answer.success or answer.message.strip()
+            assert np.all(np.isfinite(answer.state.position)), answer
+            step = nodes.call(SimStep, 'simulator/step', SimStep.Request(
+                steps=int(gen.rng.integers(0, 20))))
+            assert step.success or step.message.strip()
+            counts['simulator'] = counts.get('simulator', 0) + 2
+        if case % 20 == 19:
+            good_request_is_answered_correctly(nodes, gen.rng)
+    print(f'operational space and simulator services: {counts}')
+
+
+def mutated_description(gen: Generator, text: str) -> str:
+    kind = int(gen.rng.integers(0, 7))
+    n = len(text)
+    a, b = sorted(int(v) for v in gen.rng.integers(0, n, 2))
+    if kind == 0:
+        return text[:a]                                     # truncated
+    if kind == 1:
+        return text[:a] + text[b:]                          # a chunk deleted
+    if kind == 2:
+        return text[:b] + text[a:]                          # a chunk repeated
+    if kind == 3:                                           # a number replaced
+        token = str(gen.rng.choice(['nan', 'inf', '-1', '1e308', 'abc', '', '1e-320', '0']))
+        digits = [k for k, c in enumerate(text) if c.isdigit()]
+        k = int(gen.rng.choice(digits))
+        return text[:k] + token + text[k + 1:]
+    if kind == 4:
+        return ''.join(chr(int(c)) for c in gen.rng.integers(32, 127, int(gen.rng.integers(
+            0, 200))))
+    if kind == 5:
+        return str(gen.rng.choice(['', '<robot name="x"/>', '<robot/>', '<?xml version="1.0"?>',
+                                   '<robot name="a"><link name="l"/></robot>',
+                                   '<!DOCTYPE r [<!ENTITY a "aaaa">]><robot name="&a;"/>']))
+    return text.replace('<', '<' * int(gen.rng.integers(1, 3)), 1)
+
+
+def test_fuzz_topics_never_end_a_node():
+    """Garbage descriptions and joint states; the node answers right with the Panda after."""
+    gen = Generator(SEED + 2)
+    namespace = unique_namespace()
+    with open(PANDA, encoding='utf-8') as stream:
+        panda = stream.read()
+    with NodeProcess('inverse_dynamics_node', namespace, {'state_timeout': 1.0}) as node, \
+            RosClient(namespace) as ros:
+        description = ros.node.create_publisher(String, 'robot_description', DESCRIPTION_QOS)
+        states = ros.node.create_publisher(JointState, 'joint_states', 100)
+        commands = []
+        ros.node.create_subscription(Float64MultiArray, 'commands',
+                                     lambda m: commands.append(np.array(m.data)), 100)
+
+        def outcomes() -> int:
+            log = node.output()
+            return log.count('cannot load the robot model') + log.count('loaded ')
+        counts = {'descriptions': 0, 'joint_states': 0}
+        for _ in range(budget(25)):
+            before = outcomes()
+            description.publish(String(data=mutated_description(gen, panda)))
+            wait_for(lambda: outcomes() > before or not node.alive(), 60.0,
+                     'the description loaded or refused')
+            assert node.alive(), node.output()
+            counts['descriptions'] += 1
+        before = outcomes()
+        description.publish(String(data=panda))
+        wait_for(lambda: outcomes() > before, 60.0, 'the Panda again')
+        good_request_is_answered_correctly(ros, gen.rng)
+        wait_for(lambda: states.get_subscription_count() > 0, 30.0, 'joint_states subscriber')
+        for _ in range(budget(150)):
+            message = gen.state(wrong=0.6)
+            message.header.stamp.sec = int(gen.rng.choice([0, 1, 2**31 - 1, -5])) \
+                if gen.chance(0.2) else ros.node.get_clock().now().to_msg().sec
+            states.publish(message)
+            counts['joint_states'] += 1
+        assert all(np.all(np.isfinite(c)) for c in commands), 'a non-finite command went out'
+        q = np.linspace(-0.5, 0.5, len(JOINTS))
+
+        def streams_the_right_command() -> bool:
+            count = len(commands)
+            message = JointState(name=JOINTS, position=q.tolist())
+            message.header.stamp = ros.node.get_clock().now().to_msg()
+            states.publish(message)
+            try:
+                wait_for(lambda: len(commands) > count, 0.5)
+            except AssertionError:
+                return False
+            return bool(np.allclose(commands[-1], ROBOT.gravity_torques(q), atol=1e-12))
+        wait_for(streams_the_right_command, 30.0, 'the stream after the garbage')
+        assert node.alive(), node.output()
+        print(f'topics: {counts}')

@@ -1,0 +1,73 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Batch jobs on Dask: a LocalCluster of 2 worker processes (loopback) equals the local path."""
+
+import numpy as np
+import pytest
+from robot_data import example_urdf
+from ros_dynamics import RobotModel
+from ros_dynamics.rollouts import rollout
+from ros_dynamics.scale_out import distributed_rollout, map_chunks, trajectory_torques
+
+distributed = pytest.importorskip('distributed')
+
+
+@pytest.fixture(scope='module')
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host='127.0.0.1', dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client
+
+
+@pytest.fixture(scope='module')
+def ur5():
+    return RobotModel.from_urdf_file(example_urdf('ur_description/urdf/ur5_robot.urdf'))
+
+
+def test_trajectory_torques_on_two_workers_equal_the_local_batch(client, ur5):
+    rng = np.random.default_rng(5)
+    q, qd, qdd = (rng.uniform(-1.0, 1.0, (10, 50, ur5.dof)) for _ in range(3))
+    tau = trajectory_torques(ur5, q, qd, qdd, scheduler=client, chunk=3)   # 4 chunks, uneven
+    local = ur5.inverse_dynamics(q.reshape(-1, ur5.dof), qd.reshape(-1, ur5.dof),
+                                 qdd.reshape(-1, ur5.dof)).reshape(q.shape)
+    assert np.array_equal(tau, local)
+    workers = client.run(lambda: __import__('os').getpid())
+    assert len(set(workers.values())) == 2                  # two processes did the work
+    with pytest.raises(ValueError, match='qd'):
+        trajectory_torques(ur5, q, qd[:, :3], qdd, scheduler=client)
+
+
+def test_rollouts_on_two_workers_equal_the_local_rollout(client, ur5):
+    rng = np.random.default_rng(6)
+    q0, qd0 = rng.uniform(-0.5, 0.5, (40, ur5.dof)), np.zeros((40, ur5.dof))
+    effort = rng.uniform(-5.0, 5.0, (40, 100, ur5.dof))
+    q, qd = distributed_rollout(ur5, q0, qd0, effort, scheduler=client, chunk=16)
+    expected = rollout(ur5, q0, qd0, effort)
+    assert np.array_equal(q, expected[0]) and np.array_equal(qd, expected[1])
+    shared = distributed_rollout(ur5, q0, qd0, effort[0], scheduler=client, chunk=16,
+                                 kd=np.ones(ur5.dof))
+    expected = rollout(ur5, q0, qd0, effort[0], kd=np.ones(ur5.dof))
+    assert np.array_equal(shared[0], expected[0])
+
+
+def test_in_process_default_and_chunk_validation(ur5):
+    rng = np.random.default_rng(7)
+    q = rng.uniform(-1.0, 1.0, (3, 4, ur5.dof))
+    tau = trajectory_torques(ur5, q, q, q, chunk=2)   # scheduler None: in-process threads
+    assert np.array_equal(tau, ur5.inverse_dynamics(q.reshape(-1, ur5.dof), q.reshape(
+        -1, ur5.dof), q.reshape(-1, ur5.dof)).reshape(q.shape))
+    with pytest.raises(ValueError, match='chunk'):
+        map_chunks(len, ur5, (q,), 0)

@@ -1,0 +1,60 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+After ``make build`` the venv's Python uses the built package directly.
+
+``make build`` runs scripts/venv_pth.py, which writes a .pth file into the
+venv; then ``.venv/bin/python`` (nothing sourced, any directory) imports
+``ros_dynamics`` with its generated ``msg``/``srv`` and serializes them with
+rclpy.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+import venv_pth  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+
+def test_pth_line_is_relative_to_the_venv_it_is_read_from():
+    line = venv_pth.pth_line('/somewhere/checkout/.venv')
+    site = f'/somewhere/checkout/.venv/lib/python{sys.version_info[0]}.{sys.version_info[1]}/' \
+        'site-packages'
+    assert os.path.normpath(os.path.join(site, line)) == (
+        f'/somewhere/checkout/install/ros_dynamics/lib/python{sys.version_info[0]}.'
+        f'{sys.version_info[1]}/site-packages')
+    assert not os.path.isabs(line)
+
+
+def test_venv_python_imports_and_uses_the_built_interfaces(tmp_path):
+    venv_python = os.path.join(ROOT, '.venv', 'bin', 'python')
+    subprocess.run([venv_python, '-S', os.path.join(ROOT, 'scripts', 'venv_pth.py')],
+                   check=True, timeout=60)   # what `make build` does after colcon
+    code = ('import ros_dynamics, ros_dynamics.msg, ros_dynamics.srv\n'
+            'from rclpy.serialization import serialize_message\n'
+            'from ros_dynamics.srv import InverseDynamics\n'
+            'assert serialize_message(InverseDynamics.Request(gravity_only=True))\n'
+            'print(ros_dynamics.__file__)\n')
+    env = {'HOME': os.environ.get('HOME', str(tmp_path)), 'PATH': '/usr/bin:/bin'}
+    result = subprocess.run([venv_python, '-c', code], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().startswith(os.path.join(ROOT, 'install', 'ros_dynamics'))
