@@ -40,7 +40,6 @@ predicted torques on the held-out data) and report.txt.
 """
 
 import argparse
-import inspect
 import math
 import os
 import sys
@@ -114,14 +113,10 @@ def actuators_path(out: str) -> str:
 
 
 def load_model(args: argparse.Namespace):
-    """Return (loaded URDF, model), the model with ``--actuators`` when given and supported."""
+    """Return (loaded URDF, model), the model with the ``--actuators`` YAML when given."""
     loaded = load_robot(args.urdf)
     if not args.actuators:
         return loaded, loaded.model
-    if 'actuators' not in inspect.signature(RobotModel.from_urdf_file).parameters:
-        raise CLIError('--actuators: this version of ros_dynamics cannot load actuator '
-                       'parameters into the model (RobotModel.from_urdf_file has no actuators '
-                       'argument); leave the option out, or update ros_dynamics')
     read_text(args.actuators, 'actuators file')   # a missing file named as such
     try:
         model = RobotModel.from_urdf_file(args.urdf, actuators=args.actuators)
