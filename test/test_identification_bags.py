@@ -100,3 +100,13 @@ def test_receive_time_fields_missing_and_errors(tmp_path):
         read_joint_states(str(tmp_path / 'nothing'), ['a'])
     with pytest.raises(ValueError, match='stamp'):
         read_joint_states(str(path), ['a'], stamp='bag')
+
+
+def test_a_zero_stamp_among_sim_time_stamps_is_time_zero(tmp_path):
+    """A simulator's first state is stamped 0 s of sim time; receive times are wall times."""
+    path = tmp_path / 'bag'
+    write_bag(path, StoragePlugin.MCAP,
+              [(1.7e9 + 0.1 * k, joint_state(0.002 * k, ['a'], [float(k)])) for k in range(11)])
+    recording = read_joint_states(str(path), ['a'])
+    assert recording.start == 0.0 and recording.period == pytest.approx(0.002)
+    assert np.allclose(recording.position[:, 0], np.arange(11), atol=1e-6)

@@ -34,7 +34,7 @@ from typing import Optional, Sequence
 
 from ros_dynamics.cli.common import CLIError, PROGRAM
 
-SUBCOMMANDS = ('info', 'torques', 'simulate')
+SUBCOMMANDS = ('info', 'torques', 'simulate', 'excite', 'identify')
 
 
 def version() -> str:
@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``ros-dynamics`` with every subcommand."""
     parser = argparse.ArgumentParser(
         prog=PROGRAM, description='Rigid-body dynamics of a URDF robot from the command line: '
-        'describe it, size its actuators along a trajectory, simulate it.',
+        'describe it, size its actuators along a trajectory, simulate it, excite and '
+        'identify its dynamics.',
         epilog=f'Run {PROGRAM} COMMAND --help for the options of a command.')
     parser.add_argument('--version', action='version', version=f'%(prog)s {version()}')
     shared = argparse.ArgumentParser(add_help=False)   # options of every subcommand

@@ -85,3 +85,41 @@ def limit_use(directory: str, times: np.ndarray, efforts: np.ndarray, qd: np.nda
                         color=f'C{k % 10}')
         ax.axhline(100.0, color='k', linestyle='--', linewidth=0.8)
     return _save(figure, directory, 'limits.png')
+
+
+def joint_panels(directory: str, name: str, title: str, times: np.ndarray, panels: Sequence,
+                 ylabels: Sequence[str], joints: Sequence[str], limits: Sequence) -> str:
+    """
+    Plot several (N, dof) quantities against times (N,) s, one panel each; return the path.
+
+    limits: per panel, (dof,) symmetric bounds +-limit or (dof, 2) [lower, upper], drawn
+    dashed in the joint's colour where finite.
+    """
+    figure, axes = _figure(title, ylabels[0], rows=len(panels))
+    for ax, values, ylabel, bounds in zip(axes, panels, ylabels, limits):
+        ax.set_ylabel(ylabel)
+        bounds = np.asarray(bounds, dtype=float)
+        if bounds.ndim == 1:
+            bounds = np.column_stack([-bounds, bounds])
+        for k, joint in enumerate(joints):
+            line, = ax.plot(times, values[:, k], label=joint if ax is axes[0] else None,
+                            linewidth=1.2, color=f'C{k % 10}')
+            for bound in bounds[k]:
+                if np.isfinite(bound):
+                    ax.axhline(bound, color=line.get_color(), linestyle='--', linewidth=0.8,
+                               alpha=0.6)
+    return _save(figure, directory, name)
+
+
+def measured_and_predicted(directory: str, name: str, title: str, times: np.ndarray,
+                           measured: np.ndarray, predicted: np.ndarray,
+                           joints: Sequence[str]) -> str:
+    """Plot measured (solid) and predicted (dashed) torques, one panel per joint; return path."""
+    figure, axes = _figure(title, '', rows=len(joints))
+    for k, (ax, joint) in enumerate(zip(axes, joints)):
+        ax.plot(times, measured[:, k], color='C0', linewidth=1.2,
+                label='measured' if k == 0 else None)
+        ax.plot(times, predicted[:, k], color='C3', linestyle='--', linewidth=1.2,
+                label='predicted' if k == 0 else None)
+        ax.set_ylabel(f'{joint}\n(N m or N)', fontsize='small')
+    return _save(figure, directory, name)

@@ -23,12 +23,14 @@ estimation and reading ``/joint_states`` from ROS 2 bags.
 from ros_dynamics.identification.bags import JointStateRecording, read_joint_states
 from ros_dynamics.identification.base import base_parameters, BaseParameters
 from ros_dynamics.identification.excitation import excitation_trajectory, ExcitationTrajectory
-from ros_dynamics.identification.identify import IdentificationResult, identify
+from ros_dynamics.identification.identify import (held_out_torques, IdentificationResult,
+                                                  identify)
 from ros_dynamics.identification.payload import estimate_payload, PayloadEstimate
 from ros_dynamics.identification.physical import is_physically_consistent, pseudo_inertia
 from ros_dynamics.identification.regressor import joint_torque_regressor, PARAMETER_NAMES
 
 __all__ = ['base_parameters', 'BaseParameters', 'estimate_payload', 'excitation_trajectory',
-           'ExcitationTrajectory', 'identify', 'IdentificationResult', 'is_physically_consistent',
+           'ExcitationTrajectory', 'held_out_torques', 'identify', 'IdentificationResult',
+           'is_physically_consistent',
            'joint_torque_regressor', 'JointStateRecording', 'PARAMETER_NAMES', 'PayloadEstimate',
            'pseudo_inertia', 'read_joint_states']

@@ -60,10 +60,12 @@ def read_joint_states(path: str, joint_names: Sequence[str], topic: str = '/join
     Read ``topic`` (sensor_msgs/msg/JointState) from the ROS 2 bag at ``path``.
 
     joint_names: the joints to return, in this order (e.g. ``robot.joint_names``);
-    each must appear in the messages. stamp: 'header' uses the message's
-    header stamp (the sensor time), falling back to the bag's receive time when
-    a stamp is zero; 'receive' always the receive time. rate (Hz): the common
-    sample rate; default the median rate of the messages. Raises ValueError
+    each must appear in the messages. stamp: 'header' uses the messages' header
+    stamps (the sensor time), or the bag's receive times when every stamp is
+    zero (a driver that never sets them; a zero stamp among set ones is time 0,
+    as in a simulation's first message); 'receive' always the receive time.
+    rate (Hz): the common sample rate; default the median rate of the
+    messages. Raises ValueError
     naming a missing topic or joint, FileNotFoundError for a missing bag,
     ImportError without ``rosbags`` (``pip install ros_dynamics[identification]``).
     """
@@ -82,6 +84,7 @@ def read_joint_states(path: str, joint_names: Sequence[str], topic: str = '/join
         raise FileNotFoundError(f'bag {path!r} does not exist')
     samples = {name: ([], {field: [] for field in FIELDS}) for name in names}
     present = dict.fromkeys(FIELDS, False)
+    stamped = False
     typestore = get_typestore(Stores.ROS2_KILTED)
     with AnyReader([Path(path)], default_typestore=typestore) as reader:
         connections = [c for c in reader.connections if c.topic == topic]
@@ -92,7 +95,8 @@ def read_joint_states(path: str, joint_names: Sequence[str], topic: str = '/join
         for connection, received, raw in reader.messages(connections=connections):
             message = reader.deserialize(raw, connection.msgtype)
             header = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
-            time = header if stamp == 'header' and header > 0.0 else 1e-9 * received
+            stamped |= header > 0.0
+            time = (header, 1e-9 * received)
             for field in FIELDS:
                 present[field] |= len(getattr(message, field)) > 0
             for k, name in enumerate(message.name):
@@ -106,6 +110,10 @@ def read_joint_states(path: str, joint_names: Sequence[str], topic: str = '/join
     missing = [name for name in names if not samples[name][0]]
     if missing:
         raise ValueError(f'joints {missing} never appear on {topic!r} in {path!r}')
+    # header stamps unless none is set; one zero stamp among set ones is time 0 (sim time)
+    column = 0 if stamp == 'header' and stamped else 1
+    for name in names:
+        samples[name] = ([time[column] for time in samples[name][0]], samples[name][1])
     return _common_time_base(samples, names, present, rate)
 
 

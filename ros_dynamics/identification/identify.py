@@ -137,7 +137,7 @@ def prior_of(robot, friction: bool, armature: bool) -> tuple:
 
 
 def _prepare(robot, q, qd, qdd, tau, t, rate, cutoff) -> tuple:
-    """Return (q, qd, qdd, tau, period, cutoff or None, dropped) on a uniform time base."""
+    """Return (q, qd, qdd, tau, period, cutoff or None, dropped, t) on a uniform time base."""
     dof = robot.dof
     q = as_signal(q, 'q', columns=dof)
     if tau is None:
@@ -164,13 +164,13 @@ def _prepare(robot, q, qd, qdd, tau, t, rate, cutoff) -> tuple:
     qd = None if qd is None else next(given)
     qdd = None if qdd is None else next(given)
     if not derive:
-        return q, qd, qdd, tau, period, None, dropped
+        return q, qd, qdd, tau, period, None, dropped, t
     cutoff = cutoff_frequency(period, cutoff)
     q = lowpass(q, period, cutoff)
     velocity, acceleration = derivatives(q, period)
     qd = velocity if qd is None else qd
     qdd = acceleration if qdd is None else qdd
-    return q, qd, qdd, tau, period, cutoff, dropped
+    return q, qd, qdd, tau, period, cutoff, dropped, t
 
 
 def identify(robot, q, qd=None, qdd=None, tau=None, t=None, friction: bool = True,
@@ -203,8 +203,8 @@ def identify(robot, q, qd=None, qdd=None, tau=None, t=None, friction: bool = Tru
         raise ValueError(f'robot {robot.name!r} has no joints: nothing to identify')
     if not (np.isfinite(prior_weight) and prior_weight > 0.0):
         raise ValueError(f'prior_weight: expected a positive weight, got {prior_weight!r}')
-    q, qd, qdd, tau, period, cutoff, dropped = _prepare(robot, q, qd, qdd, tau, t, rate,
-                                                        cutoff)
+    q, qd, qdd, tau, period, cutoff, dropped, _ = _prepare(robot, q, qd, qdd, tau, t, rate,
+                                                           cutoff)
     y = robot.regressor(q, qd, qdd, friction=friction, armature=armature,
                         friction_velocity=friction_velocity)
     if cutoff is not None:   # parallel filtering, then one cut-off period off each end
@@ -239,6 +239,34 @@ def identify(robot, q, qd=None, qdd=None, tau=None, t=None, friction: bool = Tru
         residual_rms=np.sqrt(np.mean(residual ** 2, axis=0)),
         condition_number=fit['condition'], consistent=consistent, samples=samples,
         dropped_samples=dropped, cutoff=cutoff)
+
+
+def held_out_torques(result: IdentificationResult, q, qd=None, qdd=None, tau=None, t=None,
+                     rate: Optional[float] = None) -> tuple:
+    """
+    Return (t, measured, predicted) torques on data ``identify`` did not see, prepared alike.
+
+    q, qd, qdd, tau, t, rate: as for ``identify`` (a recording of the same
+    robot, e.g. the part of a run held out of the fit). The signals go through
+    the same steps as the fit's: uniform time base; if velocities or
+    accelerations are derived, the low-pass at ``result.cutoff`` (the default
+    cut-off when the fit filtered nothing) before differentiating, then
+    measured and predicted torques filtered alike and one cut-off period
+    trimmed at each end. t (M,) s, measured and predicted (M, dof) N m (N):
+    their difference is the held-out residual (Khalil and Dombre 2002,
+    ch. 12: cross-validation on a separate trajectory).
+    """
+    robot = result.robot
+    cutoff = result.cutoff
+    q, qd, qdd, tau, period, cutoff, _, t = _prepare(robot, q, qd, qdd, tau, t, rate, cutoff)
+    predicted = result.predict(q, qd, qdd)
+    if cutoff is not None:
+        predicted = lowpass(predicted, period, cutoff)
+        tau = lowpass(tau, period, cutoff)
+        trim = int(np.ceil(1.0 / (cutoff * period)))
+        if t.shape[0] > 4 * trim:
+            t, tau, predicted = t[trim:-trim], tau[trim:-trim], predicted[trim:-trim]
+    return t, tau, predicted
 
 
 def _weighted_base_fit(y: np.ndarray, tau: np.ndarray, base: BaseParameters) -> dict:
