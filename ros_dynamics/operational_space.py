@@ -156,8 +156,8 @@ def operational_space(robot, q, qd, link: str, frame: str = 'world_aligned',
     with np.errstate(all='ignore'):
         mu = j_bar.T @ coriolis - task_inertia @ jdot_qd
     if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(task_inertia))):
-        raise ValueError('operational_space: the result overflowed (non-finite Lambda or mu); '
-                         'are q and qd of sane magnitude?')
+        raise ValueError('operational_space: the result overflowed (inputs too large?): '
+                         'Lambda or mu is not finite; are q and qd of sane magnitude?')
     return OperationalSpace(link, frame, chosen, pose, jac, jdot_qd, task_inertia, j_bar, null,
                             mu, j_bar.T @ gravity, eigenvalues, bool(degenerate),
                             regularization)

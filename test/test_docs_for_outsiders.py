@@ -31,7 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCUMENTS = ['README.md', 'docs/**/*.md', 'benchmarks/*.md', 'config/*.yaml', 'urdf/*.urdf',
              'launch/*.py', 'package.xml', 'CMakeLists.txt']
 INSIDER = {
-    'a seed (internal name of a source)': re.compile(r'\bseeds?\b', re.I),
+    # "seed 001", "the seeds' circle"; not a random generator's seed (seed=3, SEED)
+    'a seed (internal name of a source)': re.compile(r'(?!SEED\b)(?i:\bseeds?\b)(?!\s*=)'),
     'a lecture number': re.compile(r'\blectures? \d', re.I),
     'an issue number': re.compile(r'\bissues? #?\d', re.I),
     'a file outside the repository': re.compile(r'\.\./shared|SEEDS_NOTES|ROS_ENV\.md|/work/'),

@@ -42,7 +42,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
 from ros_dynamics.msg import LinkWrench
 from ros_dynamics.srv import (ForwardDynamics, InverseDynamics, OperationalSpace,
-                                         SetJointState, SimStep, TrajectoryDynamics)
+                              SetJointState, SimStep, TrajectoryDynamics)
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String

@@ -33,7 +33,11 @@ import xml.etree.ElementTree as ElementTree
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # rosdep keys of the third-party Python modules the package imports
-PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml'}
+PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml',
+               'tqdm': 'python3-tqdm'}
+# the pip extras (setup.py extras_require: identification, scale, plot), imported inside the
+# functions that need them only, so the nodes and the core run without them
+OPTIONAL_EXTRAS = {'cvxpy', 'rosbags', 'threadpoolctl', 'distributed', 'dask', 'matplotlib'}
 # installed with pip, documented in package.xml (Debian's python3-numba is older than setup.py's
 # lower bound)
 PIP_ONLY = {'numba', 'llvmlite'}
@@ -131,12 +135,28 @@ def test_every_import_is_declared():
             continue
         if name in PIP_ONLY:
             continue
+        if name in OPTIONAL_EXTRAS:
+            continue
         assert name in PYTHON_KEYS, (f'{name} (imported by {files[0]}): add its rosdep key to '
                                      'package.xml and to PYTHON_KEYS here')
         assert PYTHON_KEYS[name] in run, f'{PYTHON_KEYS[name]} ({name}) is not declared'
     text = open(os.path.join(ROOT, 'package.xml'), encoding='utf-8').read()
     assert 'pip install' in text and 'numba' in text   # the pip route is documented
     assert 'python3-numba' not in declared(root, 'depend', 'exec_depend')
+
+
+def test_optional_extras_are_imported_lazily():
+    """An extra's module is imported inside a function, never when its module loads."""
+    for path in python_files():
+        with open(path, encoding='utf-8') as stream:
+            tree = ast.parse(stream.read(), path)
+        for node in tree.body:
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                     else [])
+            for name in names:
+                assert name.split('.')[0] not in OPTIONAL_EXTRAS, \
+                    f'{os.path.relpath(path, ROOT)}:{node.lineno}: {name} at module level'
 
 
 def test_no_unused_run_dependency():
@@ -169,6 +189,6 @@ def test_ros_dependencies_have_pinned_wheels():
                 pins.add(match.group(1).replace('-', '_'))
     root = manifest()
     wanted = (declared(root, 'depend', 'exec_depend', 'buildtool_depend')
-              - ROS_WITHOUT_WHEELS - {'python3-numpy', 'python3-scipy', 'python3-yaml'})
+              - ROS_WITHOUT_WHEELS - set(PYTHON_KEYS.values()))
     assert wanted - pins == set()
     assert 'visualization_msgs' not in pins   # nothing uses it

@@ -183,7 +183,7 @@ class InverseDynamicsNode(Node):
             'also publish each command as sensor_msgs/JointState on effort_commands')
         self._friction = str(declare(
             self, 'friction_compensation', 'false',
-            'add the model\'s joint friction to the feedforward and the services: false, '
+            "add the model's joint friction to the feedforward and the services: false, "
             'reference (friction of the reference velocity) or measured (of the measured '
             'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION))).lower()
         period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',

@@ -255,7 +255,7 @@ class SimulatorNode(Node):
                                      'multiple of dt); 0 = every step', NON_NEGATIVE)
         self._lockstep_answers = fixed('lockstep_answers', 1,
                                        'lockstep: effort commands expected per period (one per '
-                                       'controller)', constraints='>= 1')
+                                       'controller)', value_range=(1, 1000))
         self._lockstep_timeout = fixed('lockstep_timeout', 1.0,
                                        'lockstep: wall seconds to wait for the commands before '
                                        'pausing with the reason', NON_NEGATIVE, '> 0')
