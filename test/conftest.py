@@ -16,7 +16,7 @@
 Test session setup: an isolated ROS graph before anything imports rclpy, a warm kernel cache.
 
 A random ROS_DOMAIN_ID per session, discovery on this host only, logs in a
-temporary directory (see ../shared/ROS_ENV.md); node tests add a unique
+temporary directory (README "ROS 2"); node tests add a unique
 namespace each (ros_helpers.unique_namespace). Every kernel is compiled into
 the cache (or loaded from it) before the first test, so that node processes
 start in the same time whatever order the tests run in (a cold cache costs

@@ -13,9 +13,10 @@
 # limitations under the License.
 
 """
-Closed chains: the seed's four-bar (seed 001) with its loop closure, Baumgarte, singularity.
+Closed chains: Ghosal's planar four-bar with its loop closure, Baumgarte, singularity.
 
-The seed reports, in a horizontal plane (no gravity, SEEDS_NOTES.md), from theta1 = 0.01 rad
+Ghosal's NPTEL notes (Module 6, the four-bar worked example) report, in a horizontal
+plane (no gravity: the figures reproduce only so), from theta1 = 0.01 rad
 with phi1 = 0.0102 rad at rest under tau = 1.96 - 0.1 theta1: theta1 reaches 150 deg at
 about t = 12.25 s, and links 2 and 3 align (the mechanism locks) at 150.4 deg with the
 Lagrange multipliers growing without bound.
@@ -56,14 +57,14 @@ def run(chain, start):
 
 def test_consistent_initial_state_is_the_seeds(chain, start):
     assert start[0] == 0.01
-    assert start[2] == pytest.approx(0.0102, abs=5e-5)   # the seed's phi1 (4 digits)
+    assert start[2] == pytest.approx(0.0102, abs=5e-5)   # Ghosal's phi1 (4 digits)
     assert np.max(np.abs(chain.residual(start))) < 1e-12
 
 
 def test_theta1_reaches_150_degrees_at_the_seeds_time(run):
     assert run['end'] == 'stop'
     assert np.degrees(run['q'][-1, 0]) == pytest.approx(150.0, abs=1e-6)
-    assert run['t'][-1] == pytest.approx(12.25, abs=0.05)   # seed: "about t = 12.25 s"
+    assert run['t'][-1] == pytest.approx(12.25, abs=0.05)   # Ghosal: "about t = 12.25 s"
 
 
 def test_constraint_forces_grow_toward_the_singularity(run):
@@ -85,7 +86,7 @@ def test_singularity_is_detected_and_reported(chain, start):
             q = q + 1e-4 * qd
     # links 2 and 3 in line: |A - O4| = l2 + l3 with |A - O4|^2 = 2 l1^2 (1 - cos theta1)
     lock = np.degrees(np.arccos(1.0 - 2.4 ** 2 / (2 * 1.241 ** 2)))
-    assert lock == pytest.approx(150.4, abs=0.1)             # the seed's 150.4 deg
+    assert lock == pytest.approx(150.4, abs=0.1)             # Ghosal's 150.4 deg
     assert np.degrees(q[0]) == pytest.approx(lock, abs=0.05)   # caught right at the lock
 
 
@@ -106,7 +107,7 @@ def test_solve_ivp_stops_at_the_lock_and_reports_the_time(chain, start, method):
 
 def test_baumgarte_reduces_drift_of_a_loose_integrator(chain, start):
     """
-    Seed run to 12 s with a loose RK45 (rtol 1e-4): max |phi| with Baumgarte is much smaller.
+    Ghosal's run to 12 s with a loose RK45 (rtol 1e-4): max |phi| with Baumgarte is much smaller.
 
     Measured: 3.3e-5 m without, 4.7e-6 m with alpha = beta = 10. (With RK4 at 0.05 s from
     a consistent start the drift is 1e-7 m and Baumgarte does not reduce it; see docs.)
@@ -225,7 +226,7 @@ TWO_P = """<robot name="featherstone_2p"><link name="ground"/>
 
 def test_featherstone_planar_2p(tmp_path):
     """
-    Seed 001 fig. 17: body 1 on a horizontal rail, body 2 on a vertical rail on body 1.
+    Ghosal's fig. 17: body 1 on a horizontal rail, body 2 on a vertical rail on body 1.
 
     In absolute coordinates (x1, y1, x2, y2) with y1 = 0 and x2 - x1 = 0 the closed form
     is xdd1 = xdd2 = (fx1 + fx2) / (m1 + m2), ydd1 = 0, ydd2 = fy2 / m2; the rail forces are
@@ -250,7 +251,7 @@ actuated: [x1, y1, x2, y2]
 
 
 def test_kinetic_energy_is_the_seeds_eq_28(chain):
-    """The URDF tree's kinetic energy equals seed 001 eq. (28) (inertias about the CoM)."""
+    """The URDF tree's kinetic energy equals Ghosal's eq. (28) (inertias about the CoM)."""
     m1, m2, m3, r1, r2, r3, l1 = 20.15, 8.25, 8.25, 1.2, 0.6, 0.6, 1.241
     i1, i2, i3 = 9.6, 0.06, 0.06
     q, qd = np.array([0.4, -1.1, 0.8]), np.array([0.7, -0.3, 1.9])   # (theta1, phi2, phi1)

@@ -13,11 +13,12 @@
 # limitations under the License.
 
 """
-The seeds' closed forms and a Lagrangian cross-check of the recursive algorithms.
+Published closed forms and a Lagrangian cross-check of the recursive algorithms.
 
-* Seed 001, eq. (27): the planar 2R arm of its link data table (urdf/planar_2r.urdf).
-* Seed 004: the RP arm's M, V, G and Jacobian (with the errata of SEEDS_NOTES.md:
-  the Jacobian's printed zero column is (cos theta1, sin theta1, 0)).
+* Ghosal's NPTEL notes (Module 6), eq. (27): the planar 2R arm of its link data table
+  (urdf/planar_2r.urdf).
+* Khatib's course slides on dynamics: the RP arm's M, V, G and Jacobian (the slides print
+  a zero Jacobian column that is (cos theta1, sin theta1, 0)).
 * Torques from numerically differentiated kinetic and potential energy
   (d/dt dT/dqd - dT/dq + dV/dq) on a 3-D robot, the UR5.
 """
@@ -34,7 +35,7 @@ G = 9.81
 
 
 def two_r_closed_form(q, qd):
-    """Return M, C qd, G of seed 001 eq. (27) (I about the centre of mass)."""
+    """Return M, C qd, G of Ghosal's eq. (27) for the 2R arm (I about the centre of mass)."""
     m1 = m2 = 12.456
     l1, r1, r2, i1, i2 = 1.0, 0.773, 0.583, 1.042, 1.042
     (t1, t2), (d1, d2) = q, qd
@@ -60,9 +61,9 @@ def test_planar_2r_matches_seed_equation_27():
                            rtol=1e-12, atol=1e-10)
 
 
-# Seed 004's RP arm: link 1 (mass m1, centre of mass l1 from joint 1, Izz1) turns about the
+# Khatib's RP arm: link 1 (mass m1, centre of mass l1 from joint 1, Izz1) turns about the
 # axis normal to the plane of motion; link 2 (m2, Izz2) slides along link 1, its centre of mass
-# at d2 (the joint variable) from joint 1. The seed's plane is (x, y) with gravity along -y;
+# at d2 (the joint variable) from joint 1. The slides' plane is (x, y) with gravity along -y;
 # ours is (x, z) with gravity along -z and the joint axis -y, so theta1 turns x toward z.
 M1, L1, IZZ1, M2, IZZ2 = 3.0, 0.4, 0.05, 2.0, 0.02
 RP_ARM = f"""<robot name="rp_arm"><link name="base"/>
@@ -94,7 +95,7 @@ def test_rp_arm_matches_seed_004():
         assert np.allclose(robot.gravity_torques(q), gravity, atol=1e-12)
         assert np.allclose(robot.inverse_dynamics(q, qd, qdd), mass @ qdd + v + gravity,
                            atol=1e-12)
-        # J_v2 of the slider's centre of mass; seed rows (x, y) are our rows (x, z)
+        # J_v2 of the slider's centre of mass; the slides' rows (x, y) are our rows (x, z)
         jac = robot.jacobian(q, 'link2')
         assert np.allclose(jac[[0, 2]], [[-d2 * s1, c1], [d2 * c1, s1]], atol=1e-12)
         assert np.allclose(jac[1], 0.0) and np.allclose(jac[4], [-1.0, 0.0])

@@ -13,15 +13,16 @@
 # limitations under the License.
 
 """
-Seed 004's cube example (parallel-axis theorem), checked through one-joint mass matrices.
+The cube of Khatib's course slides (parallel-axis theorem), through one-joint mass matrices.
 
-The other seed closed forms (001 eq. (27), 004's RP arm) are in test_seeds.py.
+The other published closed forms (Ghosal's eq. (27), the RP arm of Khatib's slides) are in
+test_seeds.py.
 
-Seed 004 (lines 142-166): a homogeneous cube of side a and mass m has, about its
+The slides: a homogeneous cube of side a and mass m has, about its
 centre C, I_C = m a^2 / 6 on every axis; about a corner A with the cube in the
 positive octant, I_Axx = I_Ayy = I_Azz = 2/3 m a^2 and products of inertia
 (positive convention, integral of x y rho) m a^2 / 4, so the tensor entries are
--m a^2 / 4. Seed errors: it prints ``I_Czz + 2/2 m a^2`` where the
+-m a^2 / 4. Misprints: the slides print ``I_Czz + 2/2 m a^2`` where the
 parallel-axis term is m (x_c^2 + y_c^2) = 1/2 m a^2 (the result 2/3 m a^2 is
 right), and ``I_{Ayza}`` for I_Ayz. URDF stores the inertia about the centre
 of mass only, so the corner form is checked as the mass matrix of a revolute
@@ -36,7 +37,7 @@ MASS, SIDE = 2.5, 0.4
 
 
 def cube_about_corner(m: float, a: float) -> np.ndarray:
-    """Return seed 004's inertia tensor of a cube about its corner (tensor entries)."""
+    """Return the inertia tensor of a cube about its corner (tensor entries), Khatib's slides."""
     return m * a ** 2 * np.array([[2 / 3, -1 / 4, -1 / 4],
                                   [-1 / 4, 2 / 3, -1 / 4],
                                   [-1 / 4, -1 / 4, 2 / 3]])
