@@ -34,7 +34,7 @@ run: build
 	@echo "make run: the Panda arm simulated (simulator_node) and held by gravity compensation"
 	@echo "  (inverse_dynamics_node), as declared in config/bringup.yaml; ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-0},"
 	@echo "  discovery on this host only. Ctrl-C stops every node."
-	@$(WITH_ROS) python -m ros_dynamics.bringup
+	@$(WITH_ROS) install/ros_dynamics/lib/ros_dynamics/bringup   # the launcher: quiet on Ctrl-C from the first second
 
 bench: build
 	@for script in benchmarks/bench_*.py; do \
