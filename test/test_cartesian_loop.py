@@ -22,9 +22,8 @@ run at half real time so that the controller keeps up on a loaded 2-core
 machine): RMS under 5 mm, the issue's bound.
 """
 
-import os
-
 from geometry_msgs.msg import PoseStamped, TwistStamped
+from lockstep_circle import CENTER, PERIOD, RADIUS, start_configuration, URDF
 import numpy as np
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
@@ -32,17 +31,6 @@ from ros_dynamics.trajectories import circle
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-URDF = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
-CENTER, RADIUS, PERIOD = np.array([1.2, 0.0, 1.2]), 0.2, 10.0
-
-
-def start_configuration() -> np.ndarray:
-    """Inverse kinematics of the circle's first point (elbow angle positive)."""
-    x, z = CENTER[0] + RADIUS, CENTER[2]
-    elbow = np.arccos((x * x + z * z - 2.0) / 2.0)
-    return np.array([np.arctan2(z, x) - np.arctan2(np.sin(elbow), 1.0 + np.cos(elbow)), elbow])
 
 
 def test_two_r_tracks_the_circle_through_ros():

@@ -121,12 +121,15 @@ def test_sourced_workspace_provides_interfaces_executables_command_and_data(work
     probe = in_sourced_shell(path, (
         'cd / && python -c "import ros_dynamics, ros_dynamics.msg, ros_dynamics.srv, '
         'ros_dynamics._statecall; print(ros_dynamics.__file__)" && command -v ros-dynamics && '
+        'ros-dynamics --version && '
         'python -c "from ament_index_python.packages import get_package_share_directory as g; '
         "print(g('ros_dynamics'))\""), env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
     output = probe.communicate(timeout=120)[0]
     assert probe.returncode == 0, output
-    module, command, share = output.split()[-3:]
+    assert 'ros-dynamics' in output.splitlines()[-2], output   # the installed command runs
+    module, command = output.split()[-5:-3]
+    share = output.split()[-1]
     assert module.startswith(prefix)      # the installed package, with our __init__.py
     assert command == os.path.join(prefix, 'bin', 'ros-dynamics')
     assert share == os.path.join(prefix, 'share', 'ros_dynamics')
