@@ -42,7 +42,6 @@ from ros_dynamics.aba import aba_into, dense_into
 from ros_dynamics.actuators.friction import sigmoid_friction
 from ros_dynamics.energy import kinetic_energy_of, potential_energy_at
 from ros_dynamics.joints import body_count, model_at, state_at
-from ros_dynamics.spatial import add, cross, load3, load9, mat_t_vec, mat_vec, store3
 
 # rows of the joint-parameter array
 DAMPING = 0
@@ -56,12 +55,9 @@ OFFSET = 7
 SIGMOID = 8     # 3 rows: phi1, phi2, phi3
 NPARAMS = 11
 
-# columns of a wrench row: the body, the link origin in body coordinates (3), [force; torque]
-WRENCH_BODY = 0
-WRENCH_OFFSET = 1
-WRENCH_FORCE = 4
-WRENCH_TORQUE = 7
-NWRENCH = 10
+# columns of a wrench row: kinematics.WRENCH_* (body, link origin in body coordinates, force,
+# torque)
+WRENCH_FORCE, NWRENCH = kinematics.WRENCH_FORCE, kinematics.NWRENCH
 
 # entries of the control array: settings, then the running state of the energy check
 C_DT = 0            # step (s)
@@ -171,14 +167,7 @@ def body_forces_into(model, q, wrenches, kinematic_work, poses, fext):
             fext[i, j] = 0.0
     kinematics.transforms(model, q, kinematic_work)
     kinematics.world_poses(model, kinematic_work, poses)
-    for w in range(wrenches.shape[0]):
-        body = int(wrenches[w, WRENCH_BODY])
-        rot = load9(poses, body, 0)
-        force = load3(wrenches, w, WRENCH_FORCE)
-        moment = add(load3(wrenches, w, WRENCH_TORQUE),
-                     cross(mat_vec(rot, load3(wrenches, w, WRENCH_OFFSET)), force))
-        store3(fext, body, 0, add(load3(fext, body, 0), mat_t_vec(rot, moment)))
-        store3(fext, body, 3, add(load3(fext, body, 3), mat_t_vec(rot, force)))
+    kinematics.add_link_wrenches(poses, wrenches, fext)
 
 
 @kernel

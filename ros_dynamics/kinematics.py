@@ -120,6 +120,24 @@ WRENCH_TORQUE = 7   # 3: torque about the link origin, world axes (N m)
 NWRENCH = 10
 
 
+@kernel
+def add_link_wrenches(poses, wrenches, fext):
+    """
+    Add link wrenches (rows, ``WRENCH_*`` columns) to body spatial forces fext (nb, 6).
+
+    poses (nb, 12): the bodies' world poses; with R a body's world rotation,
+    n_b = R^T (n + (R o) x f), f_b = R^T f (Featherstone 2008, eq. 2.21).
+    """
+    for w in range(wrenches.shape[0]):
+        body = int(wrenches[w, WRENCH_BODY])
+        rot = load9(poses, body, 0)
+        force = load3(wrenches, w, WRENCH_FORCE)
+        moment = add(load3(wrenches, w, WRENCH_TORQUE),
+                     cross(mat_vec(rot, load3(wrenches, w, WRENCH_OFFSET)), force))
+        store3(fext, body, 0, add(load3(fext, body, 0), mat_t_vec(rot, moment)))
+        store3(fext, body, 3, add(load3(fext, body, 3), mat_t_vec(rot, force)))
+
+
 @kernel(signatures=[STATUS(IN2, IN2, IN2, OUT3)])
 def body_forces_batch(model, q, wrenches, fext):
     """
@@ -139,14 +157,5 @@ def body_forces_batch(model, q, wrenches, fext):
         transforms(model, q[k], work)
         world_poses(model, work, poses)
         fext[k, :, :] = 0.0
-        for w in range(wrenches.shape[0]):
-            body = int(wrenches[w, WRENCH_BODY])
-            rot = load9(poses, body, 0)
-            force = load3(wrenches, w, WRENCH_FORCE)
-            moment = add(load3(wrenches, w, WRENCH_TORQUE),
-                         cross(mat_vec(rot, load3(wrenches, w, WRENCH_OFFSET)), force))
-            moment, force = mat_t_vec(rot, moment), mat_t_vec(rot, force)
-            for c in range(3):
-                fext[k, body, c] += moment[c]
-                fext[k, body, 3 + c] += force[c]
+        add_link_wrenches(poses, wrenches, fext[k])
     return 0
