@@ -31,9 +31,11 @@ from geometry_msgs.msg import Transform, Twist
 import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
+from ros_dynamics.srv import SetJointState
 from ros_dynamics.trajectories import circle
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool
 from trajectory_msgs.msg import MultiDOFJointTrajectory, MultiDOFJointTrajectoryPoint
 
@@ -96,13 +98,31 @@ def run_circle(seconds: float, timeout: float = 600.0, **simulator) -> dict:
     publisher = client.node.create_publisher(MultiDOFJointTrajectory, 'target_trajectory',
                                              latched)
     publisher.publish(circle_message(seconds + 0.5))
-    states = []
+    states, commands = [], []
     every = QoSProfile(depth=100000, reliability=ReliabilityPolicy.RELIABLE)
     client.node.create_subscription(JointState, 'joint_states', states.append, every)
+    client.node.create_subscription(Float64MultiArray, 'simulator/commands', commands.append,
+                                    every)
     try:
         with controller, sim:
             wait_for(lambda: publisher.get_subscription_count() > 0, 60.0, 'the controller')
-            wait_for(lambda: len(states) > 0, 60.0, 'the simulator')
+            # the paused simulator publishes each state once (see simulator_node, lockstep):
+            # set the start again (a new state) until this process saw it and the controller
+            # answered it exactly once (an answer to an earlier state still under way would
+            # be taken for the answer to a later one), so that both were listening
+            for attempt in range(10):
+                del states[:], commands[:]
+                answer = client.call(SetJointState, 'simulator/set_state', SetJointState.Request(
+                    name=['shoulder', 'elbow'], position=q0.tolist(), velocity=[0.0, 0.0]))
+                assert answer.success, answer.message
+                deadline = time.monotonic() + 5.0
+                while not (states and commands) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                time.sleep(0.2)
+                if len(states) == 1 and len(commands) == 1:
+                    break
+                assert attempt < 9, f'{len(states)} start states, {len(commands)} answers'
+            start_state = states[0]
             del states[:]
             start = time.monotonic()
             answer = client.call(SetBool, 'simulator/pause', SetBool.Request(data=False))
@@ -113,9 +133,9 @@ def run_circle(seconds: float, timeout: float = 600.0, **simulator) -> dict:
             output = sim.output()
     finally:
         client.close()
-    # the paused simulator republishes t = 0 a few times a second until the unpause lands
-    while len(states) > 1 and _time(states[1]) == 0.0:
-        del states[0]
+    # the start state went out (and was answered) before the unpause: the first period
+    # advances at once
+    states.insert(0, start_state)
     t = np.array([_time(m) for m in states])
     keep = t <= seconds + 1e-9
     q = np.array([m.position for m in states])[keep]

@@ -15,21 +15,25 @@
 """
 Identification from a real bag: /joint_states of our simulator node, recorded over ROS.
 
-``simulator_node`` (the installed executable) runs urdf/panda_arm.urdf at a
-fifth of real time (damping, friction and limit stops off: every torque on
-the joints is the applied effort it publishes; the slower clock keeps the
-loop through ROS stable on a loaded machine). The test process drives it
-along an excitation trajectory with a joint-space PD (its gains weighted by
-the mass matrix, so every joint sees the same bandwidth) plus gravity
-feed-forward from the model, published on ``simulator/commands`` in answer
-to every joint state, and records the serialised /joint_states messages as
-they arrive (a raw subscription, as ``ros2 bag record`` does) into an MCAP
-bag with rosbags' writer. ``ros-dynamics identify`` then starts from a
-Panda whose masses, centres of mass and inertias are wrong by up to 30 % and
-must predict the held-out end of the run.
+``simulator_node`` (the installed executable) runs urdf/panda_arm.urdf in
+lockstep with this process at a 500 Hz control period (damping, friction and
+limit stops off: every torque on the joints is the applied effort it
+publishes). Lockstep keeps the loop through ROS stable on a loaded machine
+(at a fifth of real time without it, a CI machine at load ~3 let the arm run
+away: 393 rad tracking error). The test process drives it along an excitation
+trajectory with a joint-space PD (its gains weighted by the mass matrix, so
+every joint sees the same bandwidth) plus gravity feed-forward from the
+model, published on ``simulator/commands`` in answer to every joint state,
+and records the serialised /joint_states messages as they arrive (a raw
+subscription, as ``ros2 bag record`` does, at their wall-clock receive time:
+irregular, unlike the header stamps) into an MCAP bag with rosbags' writer.
+``ros-dynamics identify`` then starts from a Panda whose masses, centres of
+mass and inertias are wrong by up to 30 % and must predict the held-out end
+of the run.
 """
 
 import os
+import time
 
 from identification_data import perturbed_parameters
 import numpy as np
@@ -65,10 +69,10 @@ class Recorder:
     def __init__(self, client: RosClient, robot: RobotModel, trajectory, writer) -> None:
         self.robot, self.trajectory, self.writer = robot, trajectory, writer
         self.kp, self.kd = OMEGA ** 2, 2.0 * OMEGA
-        self.start = None            # sim time of the first state after the release
-        self.released = False
+        self.released = False        # recording (the answers go out from the first state)
         self.done = False
         self.messages = 0
+        self.answers = 0
         self.errors = []
         typestore = get_typestore(Stores.ROS2_KILTED)
         self.connection = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState',
@@ -81,14 +85,9 @@ class Recorder:
         node.create_subscription(JointState, 'joint_states', self.record, qos, raw=True)
 
     def control(self, message: JointState) -> None:
-        """Answer a joint state with the PD + gravity effort toward the reference."""
-        if not self.released or self.done:
-            return
-        stamp = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
-        if self.start is None:
-            self.start = stamp
-        t = stamp - self.start
-        if t >= DURATION:
+        """Answer a joint state with the PD + gravity effort toward the reference (sim time t)."""
+        t = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
+        if self.released and t >= DURATION:
             self.done = True
         q, qd = np.array(message.position), np.array(message.velocity)
         reference, velocity, _ = self.trajectory.sample(min(t, DURATION))
@@ -96,12 +95,14 @@ class Recorder:
         # (decoupled); gravity is fed forward
         effort = self.robot.gravity_torques(q) + self.robot.mass_matrix(q) @ (
             self.kp * (reference - q) + self.kd * (velocity - qd))
-        self.errors.append(np.abs(reference - q).max())
+        if self.released:
+            self.errors.append(np.abs(reference - q).max())
         self.commands.publish(Float64MultiArray(data=effort.tolist()))
+        self.answers += 1
 
     def record(self, raw: bytes) -> None:
         """Write the serialised message as it arrived, at its receive time."""
-        if self.start is not None and not self.done:
+        if self.released and not self.done:
             self.writer.write(self.connection, self.clock.now().nanoseconds, raw)
             self.messages += 1
 
@@ -111,31 +112,43 @@ def test_identify_from_a_bag_recorded_from_the_simulator_node(tmp_path, capsys):
     trajectory = excitation_trajectory(robot, DURATION, maxiter=10)
     q0 = trajectory.sample(0.0)[0]
     ns = unique_namespace()
-    parameters = {'urdf_path': PANDA, 'real_time_factor': 0.2, 'start_paused': True,
+    parameters = {'urdf_path': PANDA, 'real_time_factor': 0.0, 'start_paused': True,
                   'damping': False, 'friction': False, 'position_limits': False,
-                  'publish_rate': 500.0, 'publish_clock': False}
+                  'lockstep': True, 'control_period': 0.002, 'lockstep_timeout': 10.0,
+                  'publish_clock': False}
     bag = tmp_path / 'run'
     with NodeProcess('simulator_node', ns, parameters,
                      remappings={'/diagnostics': f'{ns}/diagnostics'}) as process, \
-            RosClient(ns) as client, \
+            RosClient(ns, threads=1) as client, \
             Writer(bag, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
         recorder = Recorder(client, robot, trajectory, writer)
-        answer = client.call(SetJointState, 'simulator/set_state',
-                             SetJointState.Request(name=list(robot.joint_names),
-                                                   position=q0.tolist(),
-                                                   velocity=[0.0] * robot.dof))
-        assert answer.success, answer.message
         wait_for(lambda: recorder.commands.get_subscription_count() > 0,
                  what='the simulator subscribed to its commands')
+        # lockstep publishes each state once: set the start until this process answered it
+        # exactly once (then the first period's answer is in)
+        for attempt in range(10):
+            answers = recorder.answers
+            answer = client.call(SetJointState, 'simulator/set_state',
+                                 SetJointState.Request(name=list(robot.joint_names),
+                                                       position=q0.tolist(),
+                                                       velocity=[0.0] * robot.dof))
+            assert answer.success, answer.message
+            deadline = time.monotonic() + 5.0
+            while recorder.answers == answers and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)
+            if recorder.answers == answers + 1:
+                break
+            assert attempt < 9, 'the start state was not answered once'
         recorder.released = True
         assert client.call(SetBool, 'simulator/pause', SetBool.Request(data=False)).success
         wait_for(lambda: recorder.done, timeout=30 * DURATION, what='the excitation run')
         client.call(SetBool, 'simulator/pause', SetBool.Request(data=True))
         assert process.alive(), process.output()
     tracking = max(recorder.errors)
-    # 500 Hz of sim time are published; a loaded machine drops some before this process
-    # reads them (the publisher keeps the last 10): the identification needs far fewer
-    assert recorder.messages > 0.25 * 500 * DURATION, recorder.messages
+    # in lockstep every state of the 500 Hz is published and answered, none lost (the one at
+    # t = 0 went out before the recording started, the last ends it)
+    assert recorder.messages >= 500 * DURATION - 1, recorder.messages
 
     # the identification starts from a wrong Panda: every body off by up to 30 %
     wrong = robot.with_inertial_parameters(perturbed_parameters(

@@ -72,7 +72,12 @@ slowest participant (paced to ``real_time_factor`` when it is > 0). No answer
 within ``lockstep_timeout`` s of wall time pauses the simulation with the reason
 on ``/diagnostics`` (``~/pause false`` resumes); it never advances on a stale
 command. This is how PX4's and Gazebo's software-in-the-loop setups stay
-reproducible.
+reproducible. Each state is published once (also while paused: no periodic
+republishing), so every command answers exactly one state: a controller must
+answer every joint state it receives, and ``lockstep_answers`` must be the
+number of controllers. An unanswered state is published again when a new
+publisher appears on the command topics (a controller started late) or after
+``lockstep_timeout``.
 
 Health: a non-finite state, or total energy growing by more than
 ``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
@@ -158,8 +163,10 @@ class SimulatorNode(Node):
         self._effort_applied = False
         self._steps = 0
         self._step_timing = Timing(5000)
-        self._answers = 0                        # lockstep: commands since the last state
+        self._answers = 0                        # lockstep: commands since the question
         self._answered = threading.Event()       # lockstep: every expected command arrived
+        self._version = 0                        # lockstep: counts every change of the state
+        self._question: Optional[tuple] = None   # lockstep: (version, wall time, publishers)
         self._config_error = ''
         self._model_error = ''
         self._read_parameters()
@@ -174,8 +181,10 @@ class SimulatorNode(Node):
         self._next_wall_publish = 0.0
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.create_subscription(Float64MultiArray, '~/commands', self._on_commands, fast)
-        self.create_subscription(JointState, '~/joint_commands', self._on_joint_commands, fast)
+        self._command_topics = [subscription.topic_name for subscription in (
+            self.create_subscription(Float64MultiArray, '~/commands', self._on_commands, fast),
+            self.create_subscription(JointState, '~/joint_commands', self._on_joint_commands,
+                                     fast))]
         self.create_subscription(WrenchStamped, '~/external_wrench', self._on_wrench, fast)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(SetBool, '~/pause', self._on_pause)
@@ -339,6 +348,7 @@ class SimulatorNode(Node):
             self._joint_names = list(model.joint_names)
             self._clear_inputs()
             self._fault = ''
+            self._version += 1
         self._wake.set()
 
     def _on_payload(self) -> None:
@@ -495,6 +505,7 @@ class SimulatorNode(Node):
                 return False
         self._step_timing.add(time.perf_counter() - start)
         self._steps += 1
+        self._version += 1
         return True
 
     def _pause_for(self, reason: str) -> None:
@@ -530,7 +541,11 @@ class SimulatorNode(Node):
             if not running:
                 anchor = None
                 now = time.monotonic()
-                if self._sim is not None and now - last_paused_publish > PAUSED_PUBLISH_PERIOD:
+                if self._lockstep:
+                    with self._lock:    # each state is one question: asked again only if due
+                        if self._sim is not None and self._question_due(now):
+                            self._pose()
+                elif self._sim is not None and now - last_paused_publish > PAUSED_PUBLISH_PERIOD:
                     last_paused_publish = now
                     with self._lock:
                         self._publish_state()
@@ -553,10 +568,10 @@ class SimulatorNode(Node):
 
     def _lockstep_period(self) -> tuple:
         """
-        Publish the state of one control period, wait for the commands, advance the period.
+        Ask the question of one control period, wait for the answers, advance the period.
 
         Returns (running, ok, sim time). The state goes out (``/clock`` first)
-        at every period of sim time; the simulation advances only when
+        once per period of sim time; the simulation advances only when
         ``lockstep_answers`` commands have arrived after it, so sim time stays
         exact and the closed loop deterministic whatever the CPU load. No
         answer within ``lockstep_timeout`` s of wall time pauses the simulation
@@ -565,31 +580,73 @@ class SimulatorNode(Node):
         with self._lock:
             if self._sim is None or self._paused:
                 return False, False, 0.0
-            self._answers = 0
-            self._answered.clear()
-            if self._publish_clock:
-                self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
-            self._publish_state()
-            sim_time = self._sim.t
-        deadline = time.monotonic() + self._lockstep_timeout
-        while not self._answered.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+            if self._question_due(time.monotonic()):
+                self._pose()
+            version, sim_time = self._version, self._sim.t
+        while not self._answered.wait(0.05):
             if self._stop.is_set() or self._paused:
                 return False, False, sim_time
-            if time.monotonic() >= deadline:
-                with self._lock:
+            with self._lock:
+                if self._version != version:
+                    return False, False, sim_time       # reset or replaced while waiting
+                if self._question_due(time.monotonic(), expire=False):
+                    self._pose()                        # a controller started meanwhile
+                elif time.monotonic() >= self._question[1] + self._lockstep_timeout:
+                    self._question = None               # expired: asked again on resume
                     self._pause_for(
                         f'lockstep: {self._answers} of {self._lockstep_answers} commands for '
                         f'the state at t = {sim_time:.6f} s within {self._lockstep_timeout} s '
                         'of wall time (is every controller running and subscribed to '
                         'joint_states?)')
-                return False, False, sim_time
+                    return False, False, sim_time
         with self._lock:
-            if self._sim is None or self._paused or self._sim.t != sim_time:
+            if self._sim is None or self._paused or self._version != version:
                 return False, False, sim_time   # paused, reset or replaced while waiting
             for _ in range(self._period_steps):
                 if not self._advance():
                     return True, False, self._sim.t
             return True, True, self._sim.t
+
+    def _pose(self) -> None:
+        """
+        Lockstep: publish the current state as the question the controllers answer (locked).
+
+        Each state is published once, so that every command that arrives after
+        it answers it: a second copy of a state would draw a second answer,
+        which would arrive during the next period and be taken for its answer
+        (the loop would then run one period behind, and differently from run
+        to run). A state is asked again only when it went unanswered: a new
+        publisher appeared on the command topics (a controller that started
+        after the question), or ``lockstep_timeout`` s passed (an answer later
+        than that is not taken as one).
+        """
+        self._answers = 0
+        self._answered.clear()
+        if self._publish_clock:
+            self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
+        self._publish_state()
+        self._question = (self._version, time.monotonic(), self._command_publishers())
+
+    def _question_due(self, now: float, expire: bool = True) -> bool:
+        """Lockstep: whether the current state must be (re)published as the question."""
+        question = self._question
+        if question is None or question[0] != self._version:
+            return True
+        if self._answers >= self._lockstep_answers:
+            return False
+        return (self._command_publishers() > question[2]
+                or (expire and now >= question[1] + self._lockstep_timeout))
+
+    def _command_publishers(self) -> int:
+        """Return how many publishers the command topics have (controllers, in lockstep)."""
+        return sum(self.count_publishers(topic) for topic in self._command_topics)
+
+    def _publish_changed(self) -> None:
+        """Publish a state a service changed (in lockstep, as the question for it)."""
+        if self._lockstep:
+            self._pose()
+        else:
+            self._publish_state()
 
     def _publish_step(self) -> None:
         if self._publish_clock:
@@ -663,7 +720,8 @@ class SimulatorNode(Node):
             response.message = (f'reset to the initial state at t = {sim.t:.6f} s'
                                 + (f' (cleared: {fault})' if fault else '')
                                 + ('; still paused' if self._paused else ''))
-            self._publish_state()
+            self._version += 1
+            self._publish_changed()
         self._wake.set()
         return response
 
@@ -698,8 +756,11 @@ class SimulatorNode(Node):
                 for _ in range(request.steps):
                     if not self._advance():
                         break
-                    self._publish_step()
+                    if not self._lockstep:
+                        self._publish_step()
                     done += 1
+                if self._lockstep and done:
+                    self._pose()    # in lockstep, the state reached is the one question
                 response.success = done == request.steps
                 response.message = (f'{done} steps' if response.success else
                                     f'stopped after {done} of {request.steps} steps: '
@@ -742,7 +803,8 @@ class SimulatorNode(Node):
                 fault, self._fault = self._fault, ''
                 response.success = True
                 response.message = 'state set' + (f' (cleared: {fault})' if fault else '')
-                self._publish_state()
+                self._version += 1
+                self._publish_changed()
             except (ValueError, RuntimeError) as error:
                 response.success, response.message = False, str(error)
             if self._sim is not None:
