@@ -70,6 +70,36 @@ def circle_message(seconds: float, step: float = 0.01) -> MultiDOFJointTrajector
     return message
 
 
+def ask_start(client: RosClient, states: list, commands: list, q0: np.ndarray) -> JointState:
+    """
+    Set the paused lockstep simulator's start until it was seen here and answered once.
+
+    A lockstep simulator publishes each state once (see simulator_node), so
+    the start is set again (a new state) until this process received it and
+    the controller answered it exactly once (an answer to an earlier state
+    still under way would be taken for the answer to a later one): then both
+    were listening, and the first period advances as soon as it is resumed.
+    ``states`` and ``commands`` are filled by this process's subscriptions to
+    joint_states and the simulator's commands; returns the start state (both
+    lists are emptied).
+    """
+    for attempt in range(10):
+        del states[:], commands[:]
+        answer = client.call(SetJointState, 'simulator/set_state', SetJointState.Request(
+            name=['shoulder', 'elbow'], position=q0.tolist(), velocity=[0.0, 0.0]))
+        assert answer.success, answer.message
+        deadline = time.monotonic() + 5.0
+        while not (states and commands) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        if len(states) == 1 and len(commands) == 1:
+            break
+        assert attempt < 9, f'{len(states)} start states, {len(commands)} answers'
+    start = states[0]
+    del states[:], commands[:]
+    return start
+
+
 def run_circle(seconds: float, timeout: float = 600.0, **simulator) -> dict:
     """
     Track the circle for ``seconds`` of sim time in lockstep; return what was published.
@@ -106,24 +136,7 @@ def run_circle(seconds: float, timeout: float = 600.0, **simulator) -> dict:
     try:
         with controller, sim:
             wait_for(lambda: publisher.get_subscription_count() > 0, 60.0, 'the controller')
-            # the paused simulator publishes each state once (see simulator_node, lockstep):
-            # set the start again (a new state) until this process saw it and the controller
-            # answered it exactly once (an answer to an earlier state still under way would
-            # be taken for the answer to a later one), so that both were listening
-            for attempt in range(10):
-                del states[:], commands[:]
-                answer = client.call(SetJointState, 'simulator/set_state', SetJointState.Request(
-                    name=['shoulder', 'elbow'], position=q0.tolist(), velocity=[0.0, 0.0]))
-                assert answer.success, answer.message
-                deadline = time.monotonic() + 5.0
-                while not (states and commands) and time.monotonic() < deadline:
-                    time.sleep(0.01)
-                time.sleep(0.2)
-                if len(states) == 1 and len(commands) == 1:
-                    break
-                assert attempt < 9, f'{len(states)} start states, {len(commands)} answers'
-            start_state = states[0]
-            del states[:]
+            start_state = ask_start(client, states, commands, q0)
             start = time.monotonic()
             answer = client.call(SetBool, 'simulator/pause', SetBool.Request(data=False))
             assert answer.success, answer.message
