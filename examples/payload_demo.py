@@ -84,8 +84,8 @@ def configured_payload(path: str = PAYLOAD_CONFIG) -> tuple:
     m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, izz = (float(v) for v in
                                                    parameters['payload_inertia'])
     tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    return parameters['payload_link'], m, np.array([cx, cy, cz]), (tensor if tensor.any()
-                                                                    else None)
+    return (parameters['payload_link'], m, np.array([cx, cy, cz]),
+            tensor if tensor.any() else None)
 
 
 class Loop:
@@ -447,8 +447,9 @@ def plot(runs: list, path: str = PLOT) -> str:
     figure, (top, middle, bottom) = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
     for run, color in zip(runs, ('tab:red', 'tab:blue', 'tab:green', 'tab:purple')):
         figures, core = summary(run), core_prediction(run)
-        label = f'kd = {run["kd"]:g} 1/s' + (' (pure gravity compensation)' if not run['kd']
-                                              else '')
+        label = f'kd = {run["kd"]:g} 1/s'
+        if not run['kd']:
+            label += ' (pure gravity compensation)'
         top.plot(run['t'], figures['drop'] * 1e3, color=color, label=label)
         core_tool = tool_positions(core['q'][::25])
         top.plot(run['t'][::25], (core_tool[0, 2] - core_tool[:, 2]) * 1e3, 'o',

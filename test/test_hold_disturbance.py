@@ -41,7 +41,6 @@ exactly, whatever the load of the machine. Checked against physics:
   the start: no position feedback pulls it back.
 """
 
-import os
 import time
 
 import numpy as np

@@ -226,7 +226,7 @@ def test_stale_state_is_silent(ros):
 
 
 def test_gravity_compensation_damping(ros):
-    """kd (20 1/s in this fixture) adds -M(q) kd qd to g(q) at the measured velocity."""
+    """The gain kd (20 1/s in this fixture) adds -M(q) kd qd to g(q), measured qd."""
     stream = Stream(ros)
     q = np.array([0.1, -0.5, 0.2, -1.8, 0.1, 1.4, 0.3])
     qd = np.linspace(0.3, -0.3, ROBOT.dof)

@@ -31,8 +31,8 @@ import sys
 import types
 
 import pytest
-from ros_dynamics.bringup import (clock_warnings, command, kick_velocities, load_declaration,
-                                   NodeDeclaration)
+from ros_dynamics.bringup import (
+    clock_warnings, command, kick_velocities, load_declaration, NodeDeclaration)
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
