@@ -16,7 +16,7 @@
 The held Panda pushed: a velocity kick under gravity compensation, through ROS, against physics.
 
 simulator_node (lockstep, one state per 1 ms of sim time, no joint damping or
-friction) and inverse_dynamics_node (gravity compensation, ``use_sim_time``)
+friction; the test's client answers too, so it records every state) and inverse_dynamics_node (gravity compensation, ``use_sim_time``)
 hold the bringup's pose (config/simulator.yaml) in exact static balance; a
 velocity kick through ``~/set_state`` (velocities only) then starts the arm
 moving. In lockstep the simulator advances a period only after the
@@ -104,11 +104,24 @@ class Loop:
     """The two nodes in lockstep and a client recording every state and command."""
 
     def __init__(self, client: RosClient, joints: list) -> None:
-        """Subscribe to the joint states and the commands (nothing dropped)."""
+        """
+        Subscribe to the joint states and the commands, and answer every state.
+
+        The client is the simulator's second lockstep participant (its answer,
+        an empty JointState on ``~/joint_commands``, changes no effort): the
+        simulator advances only after the client got the state, so a loaded
+        machine cannot make it miss one (the publishers keep only 10).
+        """
         self.client, self.joints = client, joints
         self.states, self.commands = [], []
         every = QoSProfile(depth=100000, reliability=ReliabilityPolicy.RELIABLE)
-        client.node.create_subscription(JointState, 'joint_states', self.states.append, every)
+        answers = client.node.create_publisher(JointState, 'simulator/joint_commands', every)
+        empty = JointState()
+
+        def record(message: JointState) -> None:
+            self.states.append(message)
+            answers.publish(empty)
+        client.node.create_subscription(JointState, 'joint_states', record, every)
         client.node.create_subscription(Float64MultiArray, 'simulator/commands',
                                         lambda m: self.commands.append(np.array(m.data)), every)
 
@@ -175,7 +188,8 @@ def test_kicked_arm_keeps_its_momentum_and_damping_stops_it():
     private = {'/clock': f'{ns}/clock', '/diagnostics': f'{ns}/diagnostics'}
     sim = NodeProcess('simulator_node', ns, {
         'urdf_path': PANDA, 'lockstep': True, 'start_paused': True, 'real_time_factor': 0.0,
-        'lockstep_timeout': 30.0, 'damping': False, 'friction': False, 'dt': DT,
+        'lockstep_timeout': 30.0, 'lockstep_answers': 2, 'damping': False, 'friction': False,
+        'dt': DT,
         **{f'initial_positions.{j}': float(v) for j, v in zip(joints, q0)}},
         remappings=private, name='simulator')
     compensator = NodeProcess('inverse_dynamics_node', ns, {
@@ -187,8 +201,9 @@ def test_kicked_arm_keeps_its_momentum_and_damping_stops_it():
     try:
         with compensator, sim:
             loop = Loop(client, joints)
-            wait_for(lambda: client.node.count_publishers('simulator/commands') > 0, 60.0,
-                     'the compensator')
+            wait_for(lambda: client.node.count_publishers('simulator/commands') > 0
+                     and client.node.count_subscribers('simulator/joint_commands') > 0, 60.0,
+                     'the compensator and the simulator')
             runs = {}
             for kd in (0.0, KD):
                 loop.set_kd(kd)
