@@ -16,7 +16,8 @@
 The held Panda pushed: a velocity kick under gravity compensation, through ROS, against physics.
 
 simulator_node (lockstep, one state per 1 ms of sim time, no joint damping or
-friction; the test's client answers too, so it records every state) and inverse_dynamics_node (gravity compensation, ``use_sim_time``)
+friction; the test's client answers too, so it records every state) and
+inverse_dynamics_node (gravity compensation, ``use_sim_time``)
 hold the bringup's pose (config/simulator.yaml) in exact static balance; a
 velocity kick through ``~/set_state`` (velocities only) then starts the arm
 moving. In lockstep the simulator advances a period only after the
