@@ -3,6 +3,7 @@
 SHELL := /bin/bash
 WITH_ROS := scripts/with_ros.sh
 PYTEST_ARGS ?=
+BRINGUP_ARGS ?=   # e.g. make run BRINGUP_ARGS='--kick panda_joint1=0.5 kd:=[2.0]'
 
 .PHONY: all setup build test fuzz run bench clean
 
@@ -34,7 +35,7 @@ run: build
 	@echo "make run: the Panda arm simulated (simulator_node) and held by gravity compensation"
 	@echo "  (inverse_dynamics_node), as declared in config/bringup.yaml; ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-0},"
 	@echo "  discovery on this host only. Ctrl-C stops every node."
-	@$(WITH_ROS) install/ros_dynamics/lib/ros_dynamics/bringup   # the launcher: quiet on Ctrl-C from the first second
+	@$(WITH_ROS) install/ros_dynamics/lib/ros_dynamics/bringup $(BRINGUP_ARGS)   # the launcher: quiet on Ctrl-C from the first second
 
 bench: build
 	@for script in benchmarks/bench_*.py; do \

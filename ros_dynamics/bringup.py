@@ -21,6 +21,13 @@ same declaration (``load_declaration``) for users with a full ROS 2 install.
 Each node runs as its installed executable in its own process session; on
 Ctrl-C (SIGINT) or SIGTERM every node gets SIGINT, then its process group
 is killed if it has not exited within a timeout.
+
+``--kick panda_joint1=0.5`` pushes the held arm: ``--kick-after`` s (wall) after
+the simulator's services appear it sets those joint velocities (rad/s) through the simulator's
+``~/set_state``, the positions kept. Under pure gravity compensation the arm
+then keeps the momentum it was given (the simulator's pose report, every 5 s,
+shows the error growing); with the compensator's damping (``kd:=[2.0]``, 1/s:
+g(q) - M(q) kd qd) it stops about velocity / kd from where it was.
 """
 
 import argparse
@@ -29,6 +36,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Optional
 
@@ -109,8 +117,69 @@ def command(node: NodeDeclaration, robot: str, extra: list) -> list:
     return args + extra
 
 
-def run(robot: str, nodes: list, extra: list, timeout: float = 10.0) -> int:
-    """Start every node, wait until one exits or a signal comes, then stop them all."""
+def kick_velocities(text: str) -> dict:
+    """Return {joint: velocity rad/s} from ``joint=velocity[,joint=velocity...]``."""
+    velocities = {}
+    for item in filter(None, (part.strip() for part in text.split(','))):
+        joint, _, value = item.partition('=')
+        try:
+            velocity = float(value)
+        except ValueError:
+            velocity = float('nan')
+        if not joint.strip() or velocity != velocity or abs(velocity) == float('inf'):
+            raise ValueError(f'--kick: expected joint=velocity (rad/s, finite), got {item!r}')
+        velocities[joint.strip()] = velocity
+    if not velocities:
+        raise ValueError('--kick: expected joint=velocity[,joint=velocity...]')
+    return velocities
+
+
+def kick(service: str, velocities: dict, after: float, stopping: list) -> None:
+    """
+    Set joint velocities through the simulator's ``~/set_state`` ``after`` s after it serves.
+
+    Runs in a thread of the bringup with an rclpy context of its own (no
+    signal handlers: Ctrl-C stays the bringup's); prints the simulator's answer.
+    """
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
+    from ros_dynamics.srv import SetJointState
+    context = Context()
+    rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node('bringup_kick', context=context)
+    try:
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        client = node.create_client(SetJointState, service)
+        while not stopping and not client.wait_for_service(timeout_sec=0.2):
+            pass
+        due = time.monotonic() + after   # counted from the simulator serving
+        while not stopping and time.monotonic() < due:
+            time.sleep(0.05)
+        if stopping:
+            return
+        future = client.call_async(SetJointState.Request(
+            name=list(velocities), velocity=list(velocities.values())))
+        executor.spin_until_future_complete(future, timeout_sec=10.0)
+        answer = future.result()
+        print(f'[bringup] kick {velocities} rad/s: '
+              + (answer.message if answer is not None else 'no answer within 10 s'),
+              flush=True)
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
+def run(robot: str, nodes: list, extra: list, timeout: float = 10.0,
+        velocities: Optional[dict] = None, kick_after: float = 5.0) -> int:
+    """
+    Start every node, wait until one exits or a signal comes, then stop them all.
+
+    ``velocities`` ({joint: rad/s}): set them through the simulator's
+    ``~/set_state`` ``kick_after`` s after it serves (see ``kick``).
+    """
     commands = [command(node, robot, extra) for node in nodes]   # fail before starting any
     processes = []
     stopping = []
@@ -123,6 +192,10 @@ def run(robot: str, nodes: list, extra: list, timeout: float = 10.0) -> int:
         print(f'[bringup] starting {node.name}: {" ".join(args[:1])}', flush=True)
         processes.append(subprocess.Popen(args, start_new_session=True))
     print('[bringup] running; Ctrl-C (SIGINT) or SIGTERM stops every node', flush=True)
+    if velocities:
+        simulator = next(n.name for n in nodes if n.executable == 'simulator_node')
+        threading.Thread(target=kick, args=(f'/{simulator}/set_state', velocities, kick_after,
+                                            stopping), daemon=True).start()
     status = 0
     while not stopping:
         exited = [p for p in processes if p.poll() is not None]
@@ -171,6 +244,12 @@ def main(argv: Optional[list] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--config', help='bringup declaration (default: config/bringup.yaml)')
     parser.add_argument('--robot', help='URDF file (default: the robot of the declaration)')
+    parser.add_argument('--kick', metavar='JOINT=VELOCITY[,...]',
+                        help='push the held arm: set these joint velocities (rad/s) through '
+                        "the simulator's ~/set_state, e.g. panda_joint1=0.5")
+    parser.add_argument('--kick-after', type=float, default=5.0, metavar='SECONDS',
+                        help='when to push, s of wall time after the simulator serves '
+                        '(default 5)')
     parser.add_argument('parameters', nargs='*', metavar='name:=value',
                         help='extra parameters for every node, e.g. use_sim_time:=true')
     args = parser.parse_args(argv)
@@ -180,7 +259,10 @@ def main(argv: Optional[list] = None) -> int:
         extra = [item for assignment in args.parameters for item in ('-p', assignment)]
         for warning in clock_warnings(nodes, args.parameters):
             print(f'[bringup] warning: {warning}', file=sys.stderr, flush=True)
-        return run(robot, nodes, extra)
+        velocities = kick_velocities(args.kick) if args.kick else None
+        if velocities and not any(n.executable == 'simulator_node' for n in nodes):
+            raise ValueError('--kick: the declaration runs no simulator_node')
+        return run(robot, nodes, extra, velocities=velocities, kick_after=args.kick_after)
     except (OSError, KeyError, ValueError, yaml.YAMLError) as error:
         print(f'[bringup] error: {error}', file=sys.stderr)
         return 1

@@ -225,6 +225,19 @@ def test_stale_state_is_silent(ros):
     assert not any(np.allclose(c, stale_command) for c in later)   # ...the stale one not
 
 
+def test_gravity_compensation_damping(ros):
+    """The gain kd (20 1/s in this fixture) adds -M(q) kd qd to g(q), measured qd."""
+    stream = Stream(ros)
+    q = np.array([0.1, -0.5, 0.2, -1.8, 0.1, 1.4, 0.3])
+    qd = np.linspace(0.3, -0.3, ROBOT.dof)
+    order = [JOINTS.index(j) for j in OUTPUT_ORDER]
+    expected = ROBOT.gravity_torques(q) - ROBOT.mass_matrix(q) @ (20.0 * qd)
+    assert np.abs(expected - ROBOT.gravity_torques(q)).max() > 1.0
+    wait_for(lambda: stream.answers(q, qd, expected[order]), what='the damped command')
+    wait_for(lambda: stream.answers(q, np.zeros(ROBOT.dof), ROBOT.gravity_torques(q)[order]),
+             what='g(q) at rest')
+
+
 def test_computed_torque_with_reference_and_clamping(ros):
     stream = Stream(ros)
     assert all(r.successful for r in set_parameters(ros, mode='computed_torque'))

@@ -31,7 +31,8 @@ import sys
 import types
 
 import pytest
-from ros_dynamics.bringup import clock_warnings, command, load_declaration, NodeDeclaration
+from ros_dynamics.bringup import (
+    clock_warnings, command, kick_velocities, load_declaration, NodeDeclaration)
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -184,3 +185,11 @@ def test_bringup_warns_when_a_global_clock_breaks_the_declaration():
     assert 'inverse_dynamics' in warning and 'stale' in warning
     (warning,) = clock_warnings(nodes, ['use_sim_time:=true'])
     assert 'simulator' in warning
+
+
+def test_bringup_kick_takes_joint_velocities_and_names_a_bad_one():
+    assert kick_velocities('panda_joint1=0.5, panda_joint4=-0.25') == {
+        'panda_joint1': 0.5, 'panda_joint4': -0.25}
+    for bad in ('panda_joint1', 'panda_joint1=fast', '=0.5', 'panda_joint1=nan', ','):
+        with pytest.raises(ValueError, match='--kick'):
+            kick_velocities(bad)

@@ -30,13 +30,20 @@ merged by name, unknown joints ignored) publish on ``commands``
 ros2_control ForwardCommandController with ``interface_name: effort``
 expects) the torque of the ``mode``:
 
-* ``gravity_compensation``: tau = g(q);
+* ``gravity_compensation``: tau = g(q) - M(q) Kd qd (``kd`` 0 by default: g(q));
 * ``inverse_dynamics``: tau = RNEA(q_ref, qd_ref, qdd_ref);
 * ``computed_torque``: tau = M(q) (qdd_ref + Kd (qd_ref - qd) + Kp (q_ref - q)) + C qd + g,
 
 with the reference from ``reference`` (``trajectory_msgs/JointTrajectoryPoint``
 ordered by ``joints``) or ``reference_trajectory`` (``JointTrajectory``, its
-first point, joints by name). With ``friction_compensation`` ``reference``
+first point, joints by name). The damping term of ``gravity_compensation``
+(Kd = diag(``kd``), 1/s, qd the measured velocity) is computed-torque's
+velocity feedback with a zero reference velocity and no Coriolis term: under
+exact gravity compensation the kinetic energy T = qd^T M qd / 2 then obeys
+dT/dt = -qd^T M Kd qd (the skew symmetry of dM/dt - 2 C cancels the rest), so
+with one gain for every joint T(t) = T(0) exp(-2 kd t): a disturbed arm comes
+to rest with the time constant 1 / kd whatever its pose, where the pure
+g(q) keeps any momentum it is given. With ``friction_compensation`` ``reference``
 (``measured``) the joint friction of the model (``actuators`` parameter:
 the actuators YAML; RobotModel.friction_torques) at the reference (measured)
 velocity is added in every mode; the services then add it at the request's
@@ -126,6 +133,7 @@ class Feedforward:
             gain[self.output] = values
             gains[name] = gain
         self.kp, self.kd = gains['kp'], gains['kd']
+        self.damped = bool(self.kd.any())   # gravity_compensation's -M(q) kd qd
         rest = np.clip(np.zeros(model.dof), model.lower, model.upper)
         self.state = JointStateBuffer(
             self.vectors, required=listed | (unlisted == 'require'),
@@ -154,8 +162,9 @@ class InverseDynamicsNode(Node):
                                 'computed_torque position gains per joint of joints, or one for '
                                 'all (1/s^2)', value_range=NON_NEGATIVE))
         self._kd = list(declare(self, 'kd', [0.0],
-                                'computed_torque velocity gains per joint of joints, or one for '
-                                'all (1/s)', value_range=NON_NEGATIVE))
+                                'velocity gains per joint of joints, or one for all (1/s): '
+                                'computed_torque feedback, and the damping -M(q) kd qd of '
+                                'gravity_compensation', value_range=NON_NEGATIVE))
         self._unlisted = declare(
             self, 'unlisted_joints', 'hold',
             'model joints not in joints: hold (latest received position, 0 clamped into the '
@@ -440,7 +449,9 @@ class InverseDynamicsNode(Node):
     def _rigid_torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         model, q, qd = feedforward.model, feedforward.state.q, feedforward.state.qd
         if self._mode == 'gravity_compensation':
-            return model.gravity_torques(q)
+            if not feedforward.damped:
+                return model.gravity_torques(q)
+            return model.gravity_torques(q) - model.mass_matrix(q) @ (feedforward.kd * qd)
         reference = feedforward.reference
         if reference is None:
             self.get_logger().warning(f'mode {self._mode}: no reference received yet',
