@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.identification.payload import (estimate_payload,
-                                                 estimate_payload_from_samples)
+                                                 estimate_payload_from_samples, held_still)
 
 PANDA = 'urdf/panda_arm.urdf'
 ACTUATORS = 'config/panda_actuators.yaml'
@@ -115,9 +115,13 @@ def test_bad_requests_are_named():
 
 
 def held_poses(robot: RobotModel, rng: np.random.Generator, count: int = 10,
-               hold: int = 40, rate: float = 1000.0) -> tuple:
-    """Return (t, q, qd) of a stream at ``rate`` Hz: ``count`` poses, each held ``hold`` states
-    (|qd| about 1e-3 rad/s, a held arm's jitter), linked by fast moves of 20 states."""
+               hold: int = 300, rate: float = 1000.0) -> tuple:
+    """
+    Return (t, q, qd) of a stream at ``rate`` Hz: ``count`` poses held ``hold`` states each.
+
+    While held |qd| is about 1e-3 rad/s (a held arm's jitter); fast moves of
+    20 states link the poses.
+    """
     q, qd = [], []
     targets = poses(robot, count, rng)
     for k, target in enumerate(targets):
@@ -144,9 +148,10 @@ def test_joint_states_held_still_with_friction_and_a_wrong_payload_on_the_link()
               + rng.normal(0.0, 0.02, q.shape))
     moving = np.abs(qd).max(axis=1) > 0.01
     effort[moving] += 5.0   # whatever the moves did: must not enter a static fit
-    effort[3, 2] = np.nan   # a bad row is dropped
+    effort[150, 2] = np.nan   # a bad row is dropped
     estimate, samples = estimate_payload_from_samples(robot, 'panda_link8', t, q, qd, effort)
-    assert samples == np.sum(~moving) - 1
+    # 0.1 s dropped at both ends of each 0.3 s hold
+    assert samples == np.sum(held_still(t, qd, 0.01)) - 1 and 10 * 99 <= samples <= 10 * 101
     assert abs(estimate.mass - 1.5) < 0.02 * 1.5
     assert np.linalg.norm(estimate.com - [0.0, 0.01, 0.08]) < 0.005
     assert estimate.inertia is None and np.all(estimate.residual_rms < 0.03)
@@ -197,8 +202,19 @@ def test_joint_states_that_cannot_give_a_payload_are_named():
     with pytest.raises(ValueError, match='fixed to the root'):
         estimate_payload_from_samples(robot, 'panda_link0', t, q, qd, effort)
     with pytest.raises(ValueError, match='do not determine'):   # one pose only
-        estimate_payload_from_samples(robot, 'panda_link8', t[:30], q[:30], qd[:30],
-                                      effort[:30])
+        estimate_payload_from_samples(robot, 'panda_link8', t[:300], q[:300], qd[:300],
+                                      effort[:300])
     with pytest.raises(ValueError, match='too short'):
         estimate_payload_from_samples(robot, 'panda_link8', t[:60], q[:60], qd[:60],
                                       effort[:60], inertia=True)
+
+
+def test_held_still_leaves_out_starting_and_stopping():
+    t = np.arange(1000) * 1e-3
+    qd = np.zeros((1000, 2))
+    qd[400:450, 1] = 0.5            # a move between two holds
+    qd[448, 1] = 0.0                # a zero crossing inside the move is no hold
+    mask = held_still(t, qd, 0.01)
+    kept = np.flatnonzero(mask)
+    assert kept[0] == 100 and not mask[300:550].any() and mask[550:900].all()
+    assert kept[-1] == 899 and mask.sum() == 200 + 350

@@ -169,8 +169,28 @@ def _consistent_fit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 STILL_VELOCITY = 0.01   # rad/s (m/s): a joint slower than this counts as held still
+SETTLE_TIME = 0.1       # s: dropped at both ends of each still interval (starting, stopping)
 MAX_SAMPLES = 2000      # samples fitted at most (evenly thinned): bounds the cost of one estimate
 MIN_SAMPLES = 10        # samples needed at least
+
+
+def held_still(t: np.ndarray, qd: np.ndarray, still_velocity: float,
+               settle: float = SETTLE_TIME) -> np.ndarray:
+    """
+    Return a (N,) mask of the samples inside intervals held still, ``settle`` s in from each end.
+
+    t (N,) s, increasing; qd (N, dof). An interval is a run of consecutive
+    samples with every |qd| <= still_velocity; its first and last ``settle``
+    s are dropped: at the start of a move the velocity is still small while
+    the acceleration is not, and an arm coming to rest still settles.
+    """
+    still = np.all(np.abs(qd) <= still_velocity, axis=1)
+    out = np.zeros(still.shape, bool)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], still.astype(np.int8), [0]))))
+    for first, end in zip(edges[::2], edges[1::2]):   # runs [first, end)
+        inside = (t[first:end] >= t[first] + settle) & (t[first:end] <= t[end - 1] - settle)
+        out[first:end] = inside
+    return out
 
 
 def estimate_payload_from_samples(robot, link: str, t, q, qd, effort, inertia: bool = False,
@@ -188,7 +208,8 @@ def estimate_payload_from_samples(robot, link: str, t, q, qd, effort, inertia: b
     a correction. Rows holding NaN or Inf are dropped.
 
     inertia False: mass and centre of mass from the samples held still
-    (every |qd| <= still_velocity), as ``estimate_payload`` from static poses.
+    (``held_still``: every |qd| <= still_velocity, SETTLE_TIME s away from
+    any faster sample), as ``estimate_payload`` from static poses.
     inertia True: all ten parameters from a motion: the samples are put on a
     uniform time base, q, qd and the efforts low-pass filtered alike
     (Butterworth, zero phase, ``cutoff`` Hz, default ``signals.DEFAULT_CUTOFF``)
@@ -197,8 +218,7 @@ def estimate_payload_from_samples(robot, link: str, t, q, qd, effort, inertia: b
     ``PayloadEstimate`` and the number of samples fitted; raises ValueError
     naming the problem (too few or unexciting samples, no efforts).
     """
-    from ros_dynamics.identification.signals import (cutoff_frequency, lowpass,
-                                                      uniform_samples)
+    from ros_dynamics.identification.signals import cutoff_frequency, lowpass, uniform_samples
     body = robot._body_of(link)
     if body < 0:
         raise ValueError(f'link {link!r} is fixed to the root: a payload on it moves no joint')
@@ -234,13 +254,14 @@ def estimate_payload_from_samples(robot, link: str, t, q, qd, effort, inertia: b
                              f'{4 * trim * period:.3g} s')
         q, qd, qdd, effort = (s[trim:-trim] for s in (q, qd, qdd, effort))
     else:
-        still = np.all(np.abs(qd) <= still_velocity, axis=1)
+        still = held_still(t, qd, still_velocity)
         q, qd, effort = q[still], qd[still], effort[still]
         qdd = None
         if q.shape[0] < MIN_SAMPLES:
             raise ValueError(f'{q.shape[0]} of the samples were held still (every |velocity| '
-                             f'<= {still_velocity:g}); at least {MIN_SAMPLES} are needed: hold '
-                             'the arm still in several poses, or raise still_velocity')
+                             f'<= {still_velocity:g}, {SETTLE_TIME:g} s away from a faster one); '
+                             f'at least {MIN_SAMPLES} are needed: hold the arm still in several '
+                             'poses, or raise still_velocity')
     if q.shape[0] > MAX_SAMPLES:
         keep = np.linspace(0, q.shape[0] - 1, MAX_SAMPLES).round().astype(int)
         q, qd, effort = q[keep], qd[keep], effort[keep]

@@ -1,0 +1,350 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+On-line payload estimation: the ``~/estimate_payload`` service and the joint states it uses.
+
+The node hands every fresh joint state to ``PayloadEstimation.add(t, q, qd,
+effort, names)`` (node-clock seconds, merged positions and velocities in
+model order, the message's efforts: the measured joint torques). They go
+into a ring buffer of the last ``payload_estimation_window`` seconds (at
+most ``KEPT_SAMPLES`` states) and into the collection of a request in
+progress. ``~/estimate_payload`` (``ros_dynamics/srv/EstimatePayload``)
+then fits the load on a link (``identification.payload``:
+``estimate_payload_from_samples``) either on the last ``window`` s of
+states, or on the states of the ``duration`` s after the call, and with
+``apply`` attaches the result as ``~/set_payload`` does.
+
+The callback is a coroutine: while it waits for the collection (bounded by
+``timeout`` s of wall clock) and while the fit runs in a worker thread, the
+executor keeps serving the joint states, so the command stream goes on. One
+estimate runs at a time; a failure of any kind answers ``success: false``
+and leaves the node's model as it was.
+"""
+
+import math
+import threading
+import time
+import traceback
+from typing import Optional
+
+from geometry_msgs.msg import Inertia
+import numpy as np
+from rclpy.node import Node
+from rclpy.task import Future
+from ros_dynamics.identification.payload import estimate_payload_from_samples, STILL_VELOCITY
+from ros_dynamics.nodes.common import ModelSource
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payloads import PayloadInterface
+from ros_dynamics.srv import EstimatePayload
+
+KEPT_SAMPLES = 20000      # ring buffer size: 10 s of joint states at 2 kHz
+MAX_DURATION = 60.0       # s: the longest collection a request may ask for
+MAX_COLLECTED = 200000    # joint states one collection keeps at most
+
+
+class JointSampleBuffer:
+    """
+    The last ``capacity`` joint states (t, q, qd, effort), model order, in a ring.
+
+    ``add`` copies one state in (a few microseconds, no allocation);
+    ``since(start)`` returns copies of the states with t >= start, oldest
+    first. Efforts come by name: joints a message does not carry (or carries
+    as NaN) are NaN in that state.
+    """
+
+    def __init__(self, joint_names, capacity: int) -> None:
+        """Allocate the ring for ``capacity`` states of the model's joints."""
+        self.joint_names = tuple(joint_names)
+        self.dof = len(self.joint_names)
+        self.capacity = int(capacity)
+        self._t = np.full(max(self.capacity, 1), -math.inf)
+        self._rows = np.zeros((max(self.capacity, 1), 3 * self.dof))
+        self._next = 0
+        self._count = 0
+        self._index = {name: k for k, name in enumerate(self.joint_names)}
+        self._orders: dict = {}   # a message's name tuple -> (model indices, message indices)
+        self._effort = np.zeros(self.dof)
+
+    def efforts(self, names, effort) -> np.ndarray:
+        """Return the message's efforts in model order (NaN for the joints it lacks)."""
+        if len(effort) != len(names):
+            self._effort.fill(np.nan)
+            return self._effort
+        key = tuple(names)
+        if key == self.joint_names:
+            self._effort[:] = effort
+            return self._effort
+        order = self._orders.get(key)
+        if order is None:
+            pairs = [(self._index[n], i) for i, n in enumerate(names) if n in self._index]
+            order = tuple(np.array(v, dtype=np.intp) for v in zip(*pairs)) if pairs else \
+                (np.zeros(0, np.intp), np.zeros(0, np.intp))
+            self._orders[key] = order
+        self._effort.fill(np.nan)
+        self._effort[order[0]] = np.asarray(effort, dtype=float)[order[1]]
+        return self._effort
+
+    def add(self, t: float, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
+        """Keep one state: t (s), q, qd, effort (dof,) in model order."""
+        if self.capacity == 0:
+            return
+        k, n = self._next, self.dof
+        row = self._rows[k]
+        row[:n], row[n:2 * n], row[2 * n:] = q, qd, effort
+        self._t[k] = t
+        self._next = (k + 1) % self.capacity
+        self._count = min(self._count + 1, self.capacity)
+
+    def __len__(self) -> int:
+        """Return how many states the ring holds."""
+        return self._count
+
+    def since(self, start: float) -> tuple:
+        """Return (t (N,), q, qd, effort (N, dof)) of the states with t >= start, oldest first."""
+        if self._count < self.capacity:
+            order = np.arange(self._count)
+        else:
+            order = (self._next + np.arange(self.capacity)) % self.capacity
+        t = self._t[order]
+        keep = order[t >= start]
+        return split(self._t[keep], self._rows[keep], self.dof)
+
+
+def split(t: np.ndarray, rows: np.ndarray, dof: int) -> tuple:
+    """Return (t, q, qd, effort) from stacked rows [q, qd, effort] (N, 3 dof)."""
+    return t, rows[:, :dof], rows[:, dof:2 * dof], rows[:, 2 * dof:]
+
+
+class Collection:
+    """The joint states of one request's ``duration``: [start, end) of the node clock."""
+
+    def __init__(self, start: float, end: float, future: Future) -> None:
+        """Collect from ``start`` until a state at or after ``end`` completes ``future``."""
+        self.start, self.end, self.future = start, end, future
+        self.times: list = []
+        self.rows: list = []
+        self.lock = threading.Lock()
+        self.finished = False
+
+    def add(self, t: float, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
+        """Keep a state inside the interval; complete the future at the end."""
+        if t < self.start:
+            return
+        if t >= self.end or len(self.rows) >= MAX_COLLECTED:
+            self.finish(None)
+            return
+        self.times.append(t)
+        self.rows.append(np.concatenate((q, qd, effort)))
+
+    def finish(self, error: Optional[str]) -> None:
+        """Complete the future once: with None, or with the reason it ended early."""
+        with self.lock:
+            if self.finished:
+                return
+            self.finished = True
+        self.future.set_result(error)
+
+
+class PayloadEstimation:
+    """The ``~/estimate_payload`` service of a node, fed by ``add`` from its joint states."""
+
+    def __init__(self, node: Node, models: ModelSource, payloads: PayloadInterface) -> None:
+        """Declare ``payload_estimation_window`` and create the service."""
+        self._node, self._models, self._payloads = node, models, payloads
+        self._window = float(declare(
+            node, 'payload_estimation_window', 10.0,
+            'joint states kept for ~/estimate_payload requests with a window (s of the node '
+            f'clock, at most {KEPT_SAMPLES} states; 0: keep none, only collect on request)',
+            read_only=True, value_range=NON_NEGATIVE))
+        if not (math.isfinite(self._window) and self._window >= 0.0):
+            raise ValueError(f'payload_estimation_window: expected >= 0 s, got {self._window}')
+        self._buffer: Optional[JointSampleBuffer] = None
+        self._collection: Optional[Collection] = None
+        self._busy = False
+        node.create_service(EstimatePayload, '~/estimate_payload', self._on_request)
+
+    # ------------------------------------------------------------------ the joint states
+    def add(self, t: float, q: np.ndarray, qd: np.ndarray, effort, names) -> None:
+        """
+        Take one fresh joint state: node-clock t (s), q, qd (model order), the message's efforts.
+
+        ``names`` orders ``effort`` (the message's name list). Called from the
+        node's joint-state callback, in the executor's thread.
+        """
+        model = self._models.model
+        if model is None:
+            return
+        buffer = self._buffer
+        if buffer is None or buffer.joint_names != model.joint_names:
+            capacity = KEPT_SAMPLES if self._window > 0.0 else 0
+            buffer = self._buffer = JointSampleBuffer(model.joint_names, capacity)
+        effort = buffer.efforts(names, effort)
+        buffer.add(t, q, qd, effort)
+        collection = self._collection
+        if collection is not None:
+            collection.add(t, q, qd, effort)
+
+    # ------------------------------------------------------------------ the service
+    async def _on_request(self, request, response):
+        if self._busy:
+            return _failed(response, 'an estimate is already running: call again when it has '
+                                     'answered')
+        self._busy = True
+        try:
+            return await self._estimate(request, response)
+        except (ValueError, RuntimeError) as error:
+            return _failed(response, str(error))
+        except Exception as error:  # noqa: B902 - a service must answer whatever happens
+            self._node.get_logger().error(f'estimate_payload failed: {traceback.format_exc()}')
+            return _failed(response, f'internal error: {type(error).__name__}: {error}')
+        finally:
+            self._busy = False
+            self._collection = None
+
+    def _check(self, request, model) -> tuple:
+        """Return (window, duration, timeout, still_velocity); ValueError names a bad field."""
+        link = request.link
+        if not link:
+            raise ValueError('link: name the link the payload is attached to')
+        model.payload(link)   # ValueError naming an unknown link
+        if model._body_of(link) < 0:
+            raise ValueError(f'link {link!r} is fixed to the root: a payload on it moves no '
+                             'joint')
+        window, duration = float(request.window), float(request.duration)
+        for name, value in (('window', window), ('duration', duration),
+                            ('timeout', request.timeout),
+                            ('still_velocity', request.still_velocity)):
+            if not (math.isfinite(value) and value >= 0.0):
+                raise ValueError(f'{name}: expected a finite value >= 0, got {value}')
+        if (window > 0.0) == (duration > 0.0):
+            raise ValueError('give either window > 0 (the last window s of joint states) or '
+                             'duration > 0 (collect for duration s after the call), not '
+                             f'{"both" if window > 0.0 else "neither"}')
+        if window > 0.0 and self._window == 0.0:
+            raise ValueError('window: this node keeps no joint states (parameter '
+                             'payload_estimation_window is 0); ask for a duration instead')
+        if window > self._window:
+            raise ValueError(f'window: {window:g} s is longer than the {self._window:g} s this '
+                             'node keeps (parameter payload_estimation_window)')
+        if duration > MAX_DURATION:
+            raise ValueError(f'duration: {duration:g} s is longer than the {MAX_DURATION:g} s '
+                             'a request may collect')
+        timeout = float(request.timeout) or 2.0 * duration + 5.0
+        still = float(request.still_velocity) or STILL_VELOCITY
+        return window, duration, timeout, still
+
+    async def _estimate(self, request, response):
+        model = self._models.require()
+        window, duration, timeout, still = self._check(request, model)
+        now = self._node.get_clock().now().nanoseconds * 1e-9
+        if window > 0.0:
+            buffer = self._buffer
+            if buffer is None or len(buffer) == 0:
+                raise ValueError('no joint states received yet (the node keeps only fresh '
+                                 'ones of a loaded model)')
+            t, q, qd, effort = buffer.since(now - window)
+        else:
+            t, q, qd, effort = await self._collect(now, duration, timeout)
+        started = time.monotonic()
+        estimate, samples = await self._in_worker(
+            estimate_payload_from_samples, model, request.link, t, q, qd, effort,
+            inertia=request.estimate_inertia, still_velocity=still)
+        inertia = Inertia(m=float(estimate.mass))
+        inertia.com.x, inertia.com.y, inertia.com.z = (float(v) for v in estimate.com)
+        if estimate.inertia is not None:
+            tensor = estimate.inertia
+            inertia.ixx, inertia.ixy, inertia.ixz = (float(v) for v in tensor[0])
+            inertia.iyy, inertia.iyz, inertia.izz = (float(tensor[1, 1]), float(tensor[1, 2]),
+                                                     float(tensor[2, 2]))
+        values = [inertia.m, inertia.com.x, inertia.com.y, inertia.com.z, estimate.mass_std,
+                  *estimate.com_std, *estimate.residual_rms]
+        if not all(map(math.isfinite, values)):
+            raise ValueError('the fit gave a non-finite estimate (the samples do not determine '
+                             'the payload)')
+        response.inertia = inertia
+        response.mass_std = float(estimate.mass_std)
+        response.com_std.x, response.com_std.y, response.com_std.z = (
+            float(v) for v in estimate.com_std)
+        response.joint_names = list(model.joint_names)
+        response.residual_rms = [float(v) for v in estimate.residual_rms]
+        response.samples = int(samples)
+        what = (f'{estimate.mass:.4g} kg (std {estimate.mass_std:.2g}) at '
+                f'[{", ".join(f"{c:.4g}" for c in estimate.com)}] m on link {request.link!r}'
+                f'{" with its inertia" if estimate.inertia is not None else ""}, from '
+                f'{samples} joint states (fit {time.monotonic() - started:.3g} s)')
+        if request.apply:
+            try:
+                self._payloads.apply(request.link, inertia)
+            except (ValueError, RuntimeError) as error:
+                return _failed(response, f'estimated {what}, but not applied: {error}',
+                               keep=True)
+            response.applied = True
+            what += '; applied'
+        response.success = True
+        response.message = what
+        return response
+
+    async def _collect(self, now: float, duration: float, timeout: float) -> tuple:
+        """Return the joint states of [now, now + duration) of the node clock, or raise."""
+        future = self._future()
+        collection = Collection(now, now + duration, future)
+        self._collection = collection
+        timer = threading.Timer(timeout, collection.finish,
+                                (f'timeout: {timeout:g} s of wall clock passed before the '
+                                 f'{duration:g} s of joint states were collected ('
+                                 f'{len(collection.rows)} received; are joint states '
+                                 'arriving, and fresh?)',))
+        timer.daemon = True
+        timer.start()
+        try:
+            error = await future
+        finally:
+            timer.cancel()
+            self._collection = None
+        if error:
+            raise ValueError(error)
+        if not collection.rows:
+            raise ValueError(f'no joint states in the {duration:g} s after the call')
+        return split(np.array(collection.times), np.array(collection.rows), len(
+            collection.rows[0]) // 3)
+
+    def _future(self) -> Future:
+        """Return a future that wakes the node's executor when it completes."""
+        future = Future(executor=self._node.executor)
+        future.add_done_callback(lambda _: None)   # scheduled on the executor: wakes it
+        return future
+
+    async def _in_worker(self, function, *args, **kwargs):
+        """Run ``function`` in a worker thread; the executor serves other callbacks meanwhile."""
+        future = self._future()
+
+        def run() -> None:
+            try:
+                future.set_result((True, function(*args, **kwargs)))
+            except Exception as error:  # noqa: B902 - handed to the awaiting callback
+                future.set_result((False, error))
+        threading.Thread(target=run, daemon=True, name='estimate_payload').start()
+        ok, value = await future
+        if not ok:
+            raise value
+        return value
+
+
+def _failed(response, message: str, keep: bool = False):
+    """Return ``response`` (fresh unless ``keep``) with ``success: false`` and ``message``."""
+    if not keep:
+        response = EstimatePayload.Response()
+    response.success, response.applied, response.message = False, False, message
+    return response
