@@ -113,7 +113,7 @@ def actuators_yaml(joint_names: tuple, friction: Optional[np.ndarray],
             joints[name] = entry
     data = {'friction_velocity': float(friction_velocity), 'joints': joints}
     text = ('# identified by ros_dynamics.identification: load with RobotModel.from_urdf_file('
-            'urdf, actuators=<this file>)\n# or the nodes\' `actuators` parameter\n'
+            'urdf, actuators=<this file>)\n# or with the `actuators` parameter of the nodes\n'
             + yaml.safe_dump(data, sort_keys=False))
     if path is not None:
         with open(path, 'w') as stream:
