@@ -88,7 +88,7 @@ class Controller:
                 (b - a) * 0.5 * rate ** 2 * np.cos(phase))
 
     def control(self, message: JointState) -> None:
-        """Computed torque with the loaded arm's model: tracks the reference (almost) exactly."""
+        """Answer with the loaded arm's computed torque: it tracks the reference closely."""
         t = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
         q, qd = np.array(message.position), np.array(message.velocity)
         reference, velocity, acceleration = self.reference(t)
