@@ -158,7 +158,8 @@ def check_estimate(response) -> None:
     mass = response.inertia.m
     com = np.array([response.inertia.com.x, response.inertia.com.y, response.inertia.com.z])
     print(f'estimate: {mass:.5f} kg (std {response.mass_std:.2g}), com {np.round(com, 5)} m, '
-          f'{response.samples} samples, residual RMS {np.round(response.residual_rms, 4)} N m')
+          f'{response.samples} samples, residual RMS {np.round(response.residual_rms, 4)} N m; '
+          f'{response.message}')
     assert abs(mass - MASS) < 0.02 * MASS, response.message
     assert np.linalg.norm(com - COM) < 0.005, response.message
     assert response.samples >= 50 and list(response.joint_names) == list(

@@ -26,11 +26,18 @@ then fits the load on a link (``identification.payload``:
 states, or on the states of the ``duration`` s after the call, and with
 ``apply`` attaches the result as ``~/set_payload`` does.
 
-The callback is a coroutine: while it waits for the collection (bounded by
-``timeout`` s of wall clock) and while the fit runs in a worker thread, the
-executor keeps serving the joint states, so the command stream goes on. One
-estimate runs at a time; a failure of any kind answers ``success: false``
-and leaves the node's model as it was.
+The node spins on one thread (nodes/process.py: rclpy's EventsExecutor or
+SingleThreadedExecutor), and a collection takes seconds: so the service
+lives on a small node of its own (``<node>_payload_estimation``, global
+ROS arguments not applied) spun by its own executor in a daemon thread,
+under the name ``<node's full name>/estimate_payload``. Its callback may
+then wait for the collection (bounded by ``timeout`` s of wall clock) and
+run the fit while the node's executor keeps serving the joint states and
+publishing commands. (An ``async`` callback awaiting the collection on the
+node's own executor starved every other callback under rclpy's
+SingleThreadedExecutor, which polls the pending task instead of waiting.)
+One estimate runs at a time; a failure of any kind answers ``success:
+false`` and leaves the node's model as it was.
 """
 
 import math
@@ -41,8 +48,8 @@ from typing import Optional
 
 from geometry_msgs.msg import Inertia
 import numpy as np
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.task import Future
 from ros_dynamics.identification.payload import estimate_payload_from_samples, STILL_VELOCITY
 from ros_dynamics.nodes.common import ModelSource
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
@@ -76,6 +83,7 @@ class JointSampleBuffer:
         self._index = {name: k for k, name in enumerate(self.joint_names)}
         self._orders: dict = {}   # a message's name tuple -> (model indices, message indices)
         self._effort = np.zeros(self.dof)
+        self._lock = threading.Lock()   # add (the node's thread) against since (the service's)
 
     def efforts(self, names, effort) -> np.ndarray:
         """Return the message's efforts in model order (NaN for the joints it lacks)."""
@@ -100,12 +108,13 @@ class JointSampleBuffer:
         """Keep one state: t (s), q, qd, effort (dof,) in model order."""
         if self.capacity == 0:
             return
-        k, n = self._next, self.dof
-        row = self._rows[k]
-        row[:n], row[n:2 * n], row[2 * n:] = q, qd, effort
-        self._t[k] = t
-        self._next = (k + 1) % self.capacity
-        self._count = min(self._count + 1, self.capacity)
+        with self._lock:
+            k, n = self._next, self.dof
+            row = self._rows[k]
+            row[:n], row[n:2 * n], row[2 * n:] = q, qd, effort
+            self._t[k] = t
+            self._next = (k + 1) % self.capacity
+            self._count = min(self._count + 1, self.capacity)
 
     def __len__(self) -> int:
         """Return how many states the ring holds."""
@@ -113,13 +122,13 @@ class JointSampleBuffer:
 
     def since(self, start: float) -> tuple:
         """Return (t (N,), q, qd, effort (N, dof)) of the states with t >= start, oldest first."""
-        if self._count < self.capacity:
-            order = np.arange(self._count)
-        else:
-            order = (self._next + np.arange(self.capacity)) % self.capacity
-        t = self._t[order]
-        keep = order[t >= start]
-        return split(self._t[keep], self._rows[keep], self.dof)
+        with self._lock:
+            if self._count < self.capacity:
+                order = np.arange(self._count)
+            else:
+                order = (self._next + np.arange(self.capacity)) % self.capacity
+            keep = order[self._t[order] >= start]
+            return split(self._t[keep], self._rows[keep], self.dof)
 
 
 def split(t: np.ndarray, rows: np.ndarray, dof: int) -> tuple:
@@ -130,31 +139,22 @@ def split(t: np.ndarray, rows: np.ndarray, dof: int) -> tuple:
 class Collection:
     """The joint states of one request's ``duration``: [start, end) of the node clock."""
 
-    def __init__(self, start: float, end: float, future: Future) -> None:
-        """Collect from ``start`` until a state at or after ``end`` completes ``future``."""
-        self.start, self.end, self.future = start, end, future
+    def __init__(self, start: float, end: float) -> None:
+        """Collect from ``start`` until a state at or after ``end`` sets ``done``."""
+        self.start, self.end = start, end
         self.times: list = []
         self.rows: list = []
-        self.lock = threading.Lock()
-        self.finished = False
+        self.done = threading.Event()
 
     def add(self, t: float, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
-        """Keep a state inside the interval; complete the future at the end."""
-        if t < self.start:
+        """Keep a state inside the interval; set ``done`` at the end."""
+        if self.done.is_set() or t < self.start:
             return
         if t >= self.end or len(self.rows) >= MAX_COLLECTED:
-            self.finish(None)
+            self.done.set()
             return
         self.times.append(t)
         self.rows.append(np.concatenate((q, qd, effort)))
-
-    def finish(self, error: Optional[str]) -> None:
-        """Complete the future once: with None, or with the reason it ended early."""
-        with self.lock:
-            if self.finished:
-                return
-            self.finished = True
-        self.future.set_result(error)
 
 
 class PayloadEstimation:
@@ -172,8 +172,29 @@ class PayloadEstimation:
             raise ValueError(f'payload_estimation_window: expected >= 0 s, got {self._window}')
         self._buffer: Optional[JointSampleBuffer] = None
         self._collection: Optional[Collection] = None
-        self._busy = False
-        node.create_service(EstimatePayload, '~/estimate_payload', self._on_request)
+        self._busy = threading.Lock()
+        # the service's own node and executor thread (module docstring)
+        self._server = Node(f'{node.get_name()}_payload_estimation',
+                            namespace=node.get_namespace(), context=node.context,
+                            use_global_arguments=False, start_parameter_services=False)
+        self._server.create_service(EstimatePayload,
+                                    f'{node.get_fully_qualified_name()}/estimate_payload',
+                                    self._on_request)
+        self._executor = SingleThreadedExecutor(context=node.context)
+        self._executor.add_node(self._server)
+        threading.Thread(target=self._spin, daemon=True, name='estimate_payload').start()
+
+    def _spin(self) -> None:
+        """Serve the requests until the context shuts down."""
+        context = self._server.context
+        while context.ok():
+            try:
+                self._executor.spin_once(timeout_sec=0.1)
+            except Exception:  # noqa: B902 - shutting down (or a failed callback: keep serving)
+                if not context.ok():
+                    return
+                self._node.get_logger().error(f'estimate_payload: {traceback.format_exc()}',
+                                              throttle_duration_sec=5.0)
 
     # ------------------------------------------------------------------ the joint states
     def add(self, t: float, q: np.ndarray, qd: np.ndarray, effort, names) -> None:
@@ -197,21 +218,20 @@ class PayloadEstimation:
             collection.add(t, q, qd, effort)
 
     # ------------------------------------------------------------------ the service
-    async def _on_request(self, request, response):
-        if self._busy:
+    def _on_request(self, request, response):
+        if not self._busy.acquire(blocking=False):
             return _failed(response, 'an estimate is already running: call again when it has '
                                      'answered')
-        self._busy = True
         try:
-            return await self._estimate(request, response)
+            return self._estimate(request, response)
         except (ValueError, RuntimeError) as error:
             return _failed(response, str(error))
         except Exception as error:  # noqa: B902 - a service must answer whatever happens
             self._node.get_logger().error(f'estimate_payload failed: {traceback.format_exc()}')
             return _failed(response, f'internal error: {type(error).__name__}: {error}')
         finally:
-            self._busy = False
             self._collection = None
+            self._busy.release()
 
     def _check(self, request, model) -> tuple:
         """Return (window, duration, timeout, still_velocity); ValueError names a bad field."""
@@ -245,7 +265,7 @@ class PayloadEstimation:
         still = float(request.still_velocity) or STILL_VELOCITY
         return window, duration, timeout, still
 
-    async def _estimate(self, request, response):
+    def _estimate(self, request, response):
         model = self._models.require()
         window, duration, timeout, still = self._check(request, model)
         now = self._node.get_clock().now().nanoseconds * 1e-9
@@ -256,11 +276,11 @@ class PayloadEstimation:
                                  'ones of a loaded model)')
             t, q, qd, effort = buffer.since(now - window)
         else:
-            t, q, qd, effort = await self._collect(now, duration, timeout)
+            t, q, qd, effort = self._collect(now, duration, timeout)
         started = time.monotonic()
-        estimate, samples = await self._in_worker(
-            estimate_payload_from_samples, model, request.link, t, q, qd, effort,
-            inertia=request.estimate_inertia, still_velocity=still)
+        estimate, samples = estimate_payload_from_samples(
+            model, request.link, t, q, qd, effort, inertia=request.estimate_inertia,
+            still_velocity=still)
         inertia = Inertia(m=float(estimate.mass))
         inertia.com.x, inertia.com.y, inertia.com.z = (float(v) for v in estimate.com)
         if estimate.inertia is not None:
@@ -296,50 +316,23 @@ class PayloadEstimation:
         response.message = what
         return response
 
-    async def _collect(self, now: float, duration: float, timeout: float) -> tuple:
+    def _collect(self, now: float, duration: float, timeout: float) -> tuple:
         """Return the joint states of [now, now + duration) of the node clock, or raise."""
-        future = self._future()
-        collection = Collection(now, now + duration, future)
+        collection = Collection(now, now + duration)
         self._collection = collection
-        timer = threading.Timer(timeout, collection.finish,
-                                (f'timeout: {timeout:g} s of wall clock passed before the '
-                                 f'{duration:g} s of joint states were collected ('
-                                 f'{len(collection.rows)} received; are joint states '
-                                 'arriving, and fresh?)',))
-        timer.daemon = True
-        timer.start()
         try:
-            error = await future
+            finished = collection.done.wait(timeout)
         finally:
-            timer.cancel()
             self._collection = None
-        if error:
-            raise ValueError(error)
+        if not finished:
+            raise ValueError(f'timeout: {timeout:g} s of wall clock passed before the '
+                             f'{duration:g} s of joint states were collected '
+                             f'({len(collection.rows)} received; are joint states arriving, and '
+                             'fresh?)')
         if not collection.rows:
             raise ValueError(f'no joint states in the {duration:g} s after the call')
-        return split(np.array(collection.times), np.array(collection.rows), len(
-            collection.rows[0]) // 3)
-
-    def _future(self) -> Future:
-        """Return a future that wakes the node's executor when it completes."""
-        future = Future(executor=self._node.executor)
-        future.add_done_callback(lambda _: None)   # scheduled on the executor: wakes it
-        return future
-
-    async def _in_worker(self, function, *args, **kwargs):
-        """Run ``function`` in a worker thread; the executor serves other callbacks meanwhile."""
-        future = self._future()
-
-        def run() -> None:
-            try:
-                future.set_result((True, function(*args, **kwargs)))
-            except Exception as error:  # noqa: B902 - handed to the awaiting callback
-                future.set_result((False, error))
-        threading.Thread(target=run, daemon=True, name='estimate_payload').start()
-        ok, value = await future
-        if not ok:
-            raise value
-        return value
+        rows = np.array(collection.rows)
+        return split(np.array(collection.times), rows, rows.shape[1] // 3)
 
 
 def _failed(response, message: str, keep: bool = False):
