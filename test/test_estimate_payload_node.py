@@ -141,6 +141,8 @@ def ros():
         yield client
         assert sim.alive(), sim.output()
         assert node.alive(), node.output()
+    # SIGINT: a clean exit, the service's own thread and node included
+    assert node.process.returncode == 0, node.output()
 
 
 def estimate(ros, **fields):
@@ -192,10 +194,12 @@ def test_collects_while_the_arm_moves_estimates_and_applies(ros):
           f'{during} commands published meanwhile')
     check_estimate(response)
     assert response.applied and 'applied' in response.message
-    # the stream went on while the service collected and fitted: about one command per state
-    # (measured 1318 of the 1500 states of the collection, load 7 on 2 cores; a callback
-    # blocking the executor would answer none of them until it returned)
-    assert during >= 0.5 * collect / PERIOD, during
+    # the stream went on while the service collected and fitted: a callback blocking the
+    # node's executor would let through no command until it returned. Measured at load 7 on
+    # 2 cores: 1473-1556 of the 1500 states of the collection answered with the default
+    # executor, 606-1314 with ROS_DYNAMICS_EXECUTOR=single (slower per message: the node then
+    # drops states from its depth-10 queue, the lockstep pace being this test's)
+    assert during >= 0.2 * collect / PERIOD, during
     assert controller.last_time >= controller.schedule_end()
 
     # applied: the node's gravity compensation is now the core's with the estimated payload,

@@ -30,7 +30,9 @@ The node spins on one thread (nodes/process.py: rclpy's EventsExecutor or
 SingleThreadedExecutor), and a collection takes seconds: so the service
 lives on a small node of its own (``<node>_payload_estimation``, global
 ROS arguments not applied) spun by its own executor in a daemon thread,
-under the name ``<node's full name>/estimate_payload``. Its callback may
+under the name ``<node's full name>/estimate_payload``; that thread first
+imports the estimation (scipy: seconds), so the node's start-up does not
+wait for it. Its callback may
 then wait for the collection (bounded by ``timeout`` s of wall clock) and
 run the fit while the node's executor keeps serving the joint states and
 publishing commands. (An ``async`` callback awaiting the collection on the
@@ -50,7 +52,6 @@ from geometry_msgs.msg import Inertia
 import numpy as np
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from ros_dynamics.identification.payload import estimate_payload_from_samples, STILL_VELOCITY
 from ros_dynamics.nodes.common import ModelSource
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
 from ros_dynamics.nodes.payloads import PayloadInterface
@@ -182,16 +183,30 @@ class PayloadEstimation:
                                     self._on_request)
         self._executor = SingleThreadedExecutor(context=node.context)
         self._executor.add_node(self._server)
-        threading.Thread(target=self._spin, daemon=True, name='estimate_payload').start()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._spin, daemon=True, name='estimate_payload')
+        self._thread.start()
+        node.context.on_shutdown(self.close)
+
+    def close(self) -> None:
+        """Stop the service thread and destroy its node (one left spinning aborts the exit)."""
+        self._stop.set()
+        self._executor.wake()
+        self._thread.join(timeout=5.0)
+        self._executor.shutdown(timeout_sec=1.0)
+        self._server.destroy_node()
 
     def _spin(self) -> None:
-        """Serve the requests until the context shuts down."""
+        """Import the estimation (scipy: seconds), then serve the requests until shutdown."""
+        # here rather than at the top: the node's start-up does not wait for it
+        from ros_dynamics.identification import payload
+        self._library = payload
         context = self._server.context
-        while context.ok():
+        while context.ok() and not self._stop.is_set():
             try:
                 self._executor.spin_once(timeout_sec=0.1)
             except Exception:  # noqa: B902 - shutting down (or a failed callback: keep serving)
-                if not context.ok():
+                if not context.ok() or self._stop.is_set():
                     return
                 self._node.get_logger().error(f'estimate_payload: {traceback.format_exc()}',
                                               throttle_duration_sec=5.0)
@@ -262,7 +277,7 @@ class PayloadEstimation:
             raise ValueError(f'duration: {duration:g} s is longer than the {MAX_DURATION:g} s '
                              'a request may collect')
         timeout = float(request.timeout) or 2.0 * duration + 5.0
-        still = float(request.still_velocity) or STILL_VELOCITY
+        still = float(request.still_velocity) or self._library.STILL_VELOCITY
         return window, duration, timeout, still
 
     def _estimate(self, request, response):
@@ -278,7 +293,7 @@ class PayloadEstimation:
         else:
             t, q, qd, effort = self._collect(now, duration, timeout)
         started = time.monotonic()
-        estimate, samples = estimate_payload_from_samples(
+        estimate, samples = self._library.estimate_payload_from_samples(
             model, request.link, t, q, qd, effort, inertia=request.estimate_inertia,
             still_velocity=still)
         inertia = Inertia(m=float(estimate.mass))
