@@ -241,6 +241,9 @@ class PayloadEstimation:
             return self._estimate(request, response)
         except (ValueError, RuntimeError) as error:
             return _failed(response, str(error))
+        except ImportError as error:   # cvxpy, for a physically consistent inertia
+            return _failed(response, f'{error}: install the identification extra (pip install '
+                                     '"ros_dynamics[identification]")')
         except Exception as error:  # noqa: B902 - a service must answer whatever happens
             self._node.get_logger().error(f'estimate_payload failed: {traceback.format_exc()}')
             return _failed(response, f'internal error: {type(error).__name__}: {error}')
