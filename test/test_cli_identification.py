@@ -118,14 +118,12 @@ def test_identify_from_a_bag_predicts_the_held_out_torques(recording, tmp_path):
     assert (report / 'held_out.png').stat().st_size > 10000
     assert process.stdout.strip() in (report / 'report.txt').read_text()
     # the files alone make the model: URDF inertials plus the YAML's friction per joint
-    identified = RobotModel.from_urdf_file(str(out))
-    friction = yaml.safe_load((tmp_path / 'identified_actuators.yaml').read_text())
-    viscous, coulomb, offset = (np.array([friction[n][key] for n in identified.joint_names])
-                                for key in ('viscous', 'coulomb', 'offset'))
+    # (the YAML through the actuators loader, as a node's `actuators` parameter reads it)
+    identified = RobotModel.from_urdf_file(str(out),
+                                           actuators=str(tmp_path / 'identified_actuators.yaml'))
     held = slice(record['t'].shape[0] - int(round(HOLDOUT * record['t'].shape[0])), None)
     q, qd, qdd, tau = (record[key][held] for key in ('q', 'qd', 'qdd', 'tau'))
-    predicted = (identified.inverse_dynamics(q, qd, qdd) + viscous * qd
-                 + coulomb * np.tanh(qd / FRICTION_VELOCITY) + offset)
+    predicted = identified.inverse_dynamics(q, qd, qdd, friction=True)
     measured = tau + np.random.default_rng(1).normal(0.0, SIGMA, tau.shape)
     error = np.sqrt(np.mean((measured - predicted) ** 2, axis=0))
     assert np.all(error < 1.2 * SIGMA), error

@@ -51,7 +51,6 @@ import scipy.signal
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool
-import yaml
 
 pytestmark = pytest.mark.ros
 
@@ -170,12 +169,10 @@ def test_identify_from_a_bag_recorded_from_the_simulator_node(tmp_path, capsys):
     held = slice(rows - int(round(HOLDOUT * rows)), None)
     q, qd, effort = data.position[held], data.velocity[held], data.effort[held]
     qdd = np.gradient(qd, data.period, axis=0)
-    identified = RobotModel.from_urdf_file(str(out))
-    friction = yaml.safe_load((tmp_path / 'identified_actuators.yaml').read_text())
-    viscous, coulomb, offset, scale = (np.array([friction[n][key] for n in robot.joint_names])
-                                       for key in ('viscous', 'coulomb', 'offset',
-                                                   'coulomb_velocity'))
-    extra = viscous * qd + coulomb * np.tanh(qd / scale) + offset
+    # the identified friction through the actuators loader (a node's `actuators` parameter)
+    identified = RobotModel.from_urdf_file(str(out),
+                                           actuators=str(tmp_path / 'identified_actuators.yaml'))
+    extra = identified.friction_torques(qd)
     sos = scipy.signal.butter(4, CUTOFF, fs=1.0 / data.period, output='sos')
     trim = int(np.ceil(1.0 / (CUTOFF * data.period)))
 

@@ -135,13 +135,27 @@ def test_exports_round_trip(recordings, tmp_path):
     assert reloaded.body_names == plant.nominal.body_names
     assert np.allclose(reloaded.inertial_parameters(), result.parameters, atol=1e-12)
     import yaml
-    text = result.to_actuators_yaml(str(tmp_path / 'actuators.yaml'))
-    loaded = yaml.safe_load((tmp_path / 'actuators.yaml').read_text())
+    path = tmp_path / 'actuators.yaml'
+    text = result.to_actuators_yaml(str(path))
+    loaded = yaml.safe_load(path.read_text())
     assert yaml.safe_load(text) == loaded
-    assert list(loaded) == list(plant.nominal.joint_names)
-    assert loaded['panda_joint3']['viscous'] == pytest.approx(result.friction[2, 0])
-    assert loaded['panda_joint3']['armature'] == pytest.approx(result.armature[2])
+    assert list(loaded['joints']) == list(plant.nominal.joint_names)
     assert np.all(result.armature >= -1e-9)
+    # the YAML is an actuators file: the loader (what the nodes' `actuators` parameter reads)
+    # gives a model whose friction and armature are the identified ones
+    model = RobotModel.from_urdf_string(result.to_urdf(PANDA), actuators=str(path))
+    assert np.array_equal(model.armature, np.maximum(result.armature, 0.0))
+    qd = np.random.default_rng(3).uniform(-2.0, 2.0, (50, plant.nominal.dof))
+    qd[0] = 0.0
+    qd[1] = 0.3 * FRICTION_VELOCITY   # on the smooth sign's slope
+    b, f, o = result.friction.T
+    expected = b * qd + f * np.tanh(qd / FRICTION_VELOCITY) + o
+    assert np.allclose(model.friction_torques(qd), expected, rtol=1e-12, atol=1e-12)
+    # and the motor torque of the loaded files is the identification's prediction
+    q = train['q'][rows][:20]
+    qdd = train['qdd'][rows][:20]
+    assert np.allclose(model.inverse_dynamics(q, qd[:20], qdd, friction=True),
+                       result.predict(q, qd[:20], qdd), rtol=1e-9, atol=1e-9)
 
 
 def test_pseudo_inertia_is_pinocchios():

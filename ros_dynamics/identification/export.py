@@ -89,24 +89,32 @@ def actuators_yaml(joint_names: tuple, friction: Optional[np.ndarray],
                    armature: Optional[np.ndarray], friction_velocity: float,
                    path: Optional[str] = None) -> str:
     """
-    Return the actuator-parameters YAML of identified friction and armature.
+    Return the actuators YAML of identified friction and armature (actuators/description.py).
 
-    One mapping per joint: ``viscous`` (N m s/rad), ``coulomb`` (N m),
-    ``offset`` (N m), ``armature`` (kg m^2, joint side) as estimated, and
-    ``coulomb_velocity``: the smooth-sign scale (rad/s) the Coulomb value
-    was fitted with. Written to ``path`` too when given.
+    The format the actuators loader reads (``RobotModel.from_urdf_file(urdf,
+    actuators=path)``, the nodes' ``actuators`` parameter), so that the
+    loaded model's ``friction_torques`` and ``armature`` are the identified
+    ones: ``friction_velocity`` (rad/s, the smooth Coulomb sign scale the
+    fit used: tau_f = b qd + f_c tanh(qd / v_s) + o), then under ``joints``
+    per joint ``viscous`` (N m s/rad), ``coulomb`` (N m), ``offset`` (N m) and
+    ``armature`` (kg m^2, joint side; a negative estimate, which no rotor
+    has, is written as 0) as estimated. friction: (dof, 3) or
+    None; armature: (dof,) or None. Written to ``path`` too when given.
     """
     joints = {}
     for k, name in enumerate(joint_names):
         entry = {}
         if friction is not None:
             entry.update(viscous=float(friction[k, 0]), coulomb=float(friction[k, 1]),
-                         offset=float(friction[k, 2]),
-                         coulomb_velocity=float(friction_velocity))
+                         offset=float(friction[k, 2]))
         if armature is not None:
-            entry['armature'] = float(armature[k])
-        joints[name] = entry
-    text = yaml.safe_dump(joints, sort_keys=False)
+            entry['armature'] = max(float(armature[k]), 0.0)   # a rounding-level negative
+        if entry:
+            joints[name] = entry
+    data = {'friction_velocity': float(friction_velocity), 'joints': joints}
+    text = ('# identified by ros_dynamics.identification: load with RobotModel.from_urdf_file('
+            'urdf, actuators=<this file>)\n# or with the `actuators` parameter of the nodes\n'
+            + yaml.safe_dump(data, sort_keys=False))
     if path is not None:
         with open(path, 'w') as stream:
             stream.write(text)

@@ -166,3 +166,113 @@ def _consistent_fit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if phi.value is None:
         raise RuntimeError(f'the consistent payload fit ended {problem.status!r}')
     return np.asarray(phi.value)
+
+
+STILL_VELOCITY = 0.01   # rad/s (m/s): a joint slower than this counts as held still
+SETTLE_TIME = 0.1       # s: dropped at both ends of each still interval (starting, stopping)
+MAX_SAMPLES = 2000      # samples fitted at most (evenly thinned): bounds the cost of one estimate
+MIN_SAMPLES = 10        # samples needed at least
+
+
+def held_still(t: np.ndarray, qd: np.ndarray, still_velocity: float,
+               settle: float = SETTLE_TIME) -> np.ndarray:
+    """
+    Return a (N,) mask of the samples inside intervals held still, ``settle`` s in from each end.
+
+    t (N,) s, increasing; qd (N, dof). An interval is a run of consecutive
+    samples with every |qd| <= still_velocity; its first and last ``settle``
+    s are dropped: at the start of a move the velocity is still small while
+    the acceleration is not, and an arm coming to rest still settles.
+    """
+    still = np.all(np.abs(qd) <= still_velocity, axis=1)
+    out = np.zeros(still.shape, bool)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], still.astype(np.int8), [0]))))
+    for first, end in zip(edges[::2], edges[1::2]):   # runs [first, end)
+        inside = (t[first:end] >= t[first] + settle) & (t[first:end] <= t[end - 1] - settle)
+        out[first:end] = inside
+    return out
+
+
+def estimate_payload_from_samples(robot, link: str, t, q, qd, effort, inertia: bool = False,
+                                  still_velocity: float = STILL_VELOCITY,
+                                  cutoff: Optional[float] = None) -> tuple:
+    """
+    Estimate the payload on ``link`` from recorded joint states; return (estimate, samples).
+
+    t (N,) s; q, qd, effort (N, dof) as ``sensor_msgs/JointState`` carries
+    them (rad, rad/s, measured joint torques N m), columns in
+    ``robot.joint_names`` order. ``robot`` is the model as it is used, with
+    its friction (``friction_torques``, subtracted from the efforts at the
+    measured velocity), armature and payloads; the payload it already has on
+    ``link`` is taken out, so the estimate is the whole load on the link, not
+    a correction. Rows holding NaN or Inf are dropped.
+
+    inertia False: mass and centre of mass from the samples held still
+    (``held_still``: every |qd| <= still_velocity, SETTLE_TIME s away from
+    any faster sample), as ``estimate_payload`` from static poses.
+    inertia True: all ten parameters from a motion: the samples are put on a
+    uniform time base, q, qd and the efforts low-pass filtered alike
+    (Butterworth, zero phase, ``cutoff`` Hz, default ``signals.DEFAULT_CUTOFF``)
+    and qdd differentiated from the filtered qd (``signals``). At most
+    MAX_SAMPLES evenly spaced samples are fitted. Returns the
+    ``PayloadEstimate`` and the number of samples fitted; raises ValueError
+    naming the problem (too few or unexciting samples, no efforts).
+    """
+    from ros_dynamics.identification.signals import cutoff_frequency, lowpass, uniform_samples
+    body = robot._body_of(link)
+    if body < 0:
+        raise ValueError(f'link {link!r} is fixed to the root: a payload on it moves no joint')
+    if not (np.isfinite(still_velocity) and still_velocity > 0.0):
+        raise ValueError(f'still_velocity: expected a velocity > 0, got {still_velocity!r}')
+    dof = robot.dof
+    q = as_signal(q, 'q', columns=dof)
+    rows = q.shape[0]
+    qd, effort = as_signal(qd, 'qd', rows, dof), as_signal(effort, 'effort', rows, dof)
+    t = np.asarray(t, dtype=float).ravel()
+    if t.shape[0] != rows:
+        raise ValueError(f't: expected {rows} time stamps, got {t.shape[0]}')
+    no_effort = [name for name, column in zip(robot.joint_names, effort.T)
+                 if not np.isfinite(column).any()]
+    if no_effort:
+        raise ValueError(f'no finite effort (measured torque) for joints {", ".join(no_effort)}:'
+                         ' the joint states must carry the efforts')
+    finite = np.isfinite(t) & np.all(np.isfinite(q) & np.isfinite(qd) & np.isfinite(effort),
+                                     axis=1)
+    t, q, qd, effort = t[finite], q[finite], qd[finite], effort[finite]
+    if inertia:
+        if t.shape[0] < 4 * MIN_SAMPLES:
+            raise ValueError(f'{t.shape[0]} finite samples: a motion needs at least '
+                             f'{4 * MIN_SAMPLES} to differentiate; record longer')
+        t, (q, qd, effort), period, _ = uniform_samples(t, [q, qd, effort])
+        frequency = cutoff_frequency(period, cutoff)
+        q, qd, effort = (lowpass(s, period, frequency) for s in (q, qd, effort))
+        qdd = np.gradient(qd, period, axis=0, edge_order=2)
+        trim = int(np.ceil(1.0 / (frequency * period)))
+        if q.shape[0] <= 4 * trim:
+            raise ValueError(f'{q.shape[0]} samples over {q.shape[0] * period:.3g} s: too '
+                             f'short for the {frequency:g} Hz filter; record at least '
+                             f'{4 * trim * period:.3g} s')
+        q, qd, qdd, effort = (s[trim:-trim] for s in (q, qd, qdd, effort))
+    else:
+        still = held_still(t, qd, still_velocity)
+        q, qd, effort = q[still], qd[still], effort[still]
+        qdd = None
+        if q.shape[0] < MIN_SAMPLES:
+            raise ValueError(f'{q.shape[0]} of the samples were held still (every |velocity| '
+                             f'<= {still_velocity:g}, {SETTLE_TIME:g} s away from a faster one); '
+                             f'at least {MIN_SAMPLES} are needed: hold the arm still in several '
+                             'poses, or raise still_velocity')
+    if q.shape[0] > MAX_SAMPLES:
+        keep = np.linspace(0, q.shape[0] - 1, MAX_SAMPLES).round().astype(int)
+        q, qd, effort = q[keep], qd[keep], effort[keep]
+        qdd = None if qdd is None else qdd[keep]
+    tau = effort - robot.friction_torques(qd)
+    known = robot
+    if robot.payload(link) is not None:   # a copy without it: the estimate is the whole load
+        known = robot.with_inertial_parameters(robot.inertial_parameters())
+        known.clear_payload(link)
+    if inertia:
+        estimate = estimate_payload(known, link, q, tau, qd, qdd)
+    else:
+        estimate = estimate_payload(known, link, q, tau)
+    return estimate, q.shape[0]

@@ -22,7 +22,14 @@ Services (``ros_dynamics/srv``):
 * ``~/forward_dynamics``: a JointState with efforts (+ wrenches) to accelerations;
 * ``~/trajectory_dynamics``: a JointTrajectory to efforts at every point (one
   batched RNEA call) and an actuator report per joint with the points that
-  exceed the URDF effort or velocity limits.
+  exceed the URDF effort or velocity limits;
+* ``~/estimate_payload`` (``EstimatePayload``, nodes/payload_estimation.py):
+  estimate the load on a link from the efforts (measured joint torques) of
+  the joint states this node receives, over the last ``window`` s it keeps
+  (parameter ``payload_estimation_window``, default 10 s) or the ``duration``
+  s after the call; mass and centre of mass from states held still, the
+  inertia too from a motion; ``apply`` attaches it as ``~/set_payload`` does.
+  The stream goes on while it collects and fits.
 
 Feedforward stream: on every ``joint_states`` message (partial messages are
 merged by name, unknown joints ignored) publish on ``commands``
@@ -72,6 +79,7 @@ from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, ma
                                        matrix_message, ModelSource, OVERFLOW, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
@@ -228,6 +236,7 @@ class InverseDynamicsNode(Node):
         self.add_on_set_parameters_callback(self._on_parameters)
         self._models = ModelSource(self, on_change=self._on_model)
         self._payloads = PayloadInterface(self, self._models)
+        self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self.create_timer(period, self._publish_diagnostics)
         self.create_timer(0.02, self._watch_input, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
@@ -371,6 +380,8 @@ class InverseDynamicsNode(Node):
         if not feedforward.state.fresh(seconds, self._timeout):
             self._stale()   # a required joint never or not recently received
             return
+        self._estimation.add(seconds, feedforward.state.q, feedforward.state.qd, message.effort,
+                             message.name)
         tau = self._torque(feedforward)
         if tau is None:
             return

@@ -60,6 +60,15 @@ class PayloadInterface:
         node.create_service(SetPayload, '~/set_payload', self._on_service)
         node.create_subscription(InertiaStamped, 'payload', self._on_topic, 10)
 
+    def apply(self, link: str, inertia: Inertia) -> str:
+        """
+        Attach ``inertia`` to ``link`` as the service does; return what was done.
+
+        Raises ValueError (bad payload, unknown link: nothing changed) or
+        RuntimeError (no model yet).
+        """
+        return self._apply(link, inertia)
+
     def _apply(self, link: str, inertia: Inertia) -> str:
         message = self._models.set_payload(link, *payload_from(inertia))
         if self._on_change is not None:
