@@ -37,7 +37,7 @@ from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 
-TIMEOUT = 15.0
+TIMEOUT = 30.0   # generous: a loaded 2-core machine (load 10-15) slows every process
 START_TIMEOUT = 60.0   # a node's services appear after it has loaded (and compiled) its model
 
 

@@ -35,7 +35,7 @@ from ros_dynamics import RobotModel
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.simulation import Simulator
 from ros_dynamics.srv import SetJointState, SimStep
-from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from ros_helpers import NodeProcess, RosClient, START_TIMEOUT, unique_namespace, wait_for
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
@@ -326,7 +326,7 @@ def wait_fault(sim: Sim) -> DiagnosticStatus:
     def faulted():
         return any(s.level == DiagnosticStatus.ERROR and 'paused' in s.message
                    for array in sim.diagnostics for s in array.status)
-    wait_for(faulted, what='a paused-by-fault diagnostic')
+    wait_for(faulted, START_TIMEOUT, 'a paused-by-fault diagnostic')   # includes the start
     return next(s for array in sim.diagnostics for s in array.status
                 if s.level == DiagnosticStatus.ERROR)
 
