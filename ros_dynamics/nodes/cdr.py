@@ -39,6 +39,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 _HEADER_LE = b'\x00\x01\x00\x00'
+LITTLE_ENDIAN_CDR = _HEADER_LE[:2]   # the encapsulation identifier that JointStateView reads
 _U32 = struct.Struct('<I')
 _STAMP = struct.Struct('<iI')
 
@@ -119,6 +120,12 @@ class JointStateView:
         return np.frombuffer(body, '<f8', count, offset), end
 
 
+def _float64_array_prefix(count: int) -> bytes:
+    """Return the bytes of a Float64MultiArray (empty layout) before its ``count`` doubles."""
+    # no dimensions, data_offset 0, the count, 4 bytes aligning the doubles to 8
+    return _HEADER_LE + struct.pack('<IIII', 0, 0, count, 0)
+
+
 def float64_array_serializer() -> Callable[[np.ndarray], bytes]:
     """
     Return ``serialize(values)`` -> a serialised ``std_msgs/Float64MultiArray`` (empty layout).
@@ -127,11 +134,30 @@ def float64_array_serializer() -> Callable[[np.ndarray], bytes]:
     ``data_offset`` 0, the count, and the doubles aligned to 8.
     """
     def serialize(values: np.ndarray) -> bytes:
-        count = values.shape[0]
-        # no dimensions, data_offset 0, the count, 4 bytes aligning the doubles to 8
-        return _HEADER_LE + struct.pack('<IIII', 0, 0, count, 0) + \
+        return _float64_array_prefix(values.shape[0]) + \
             values.astype('<f8', copy=False).tobytes()
     return serialize
+
+
+class Float64ArrayWriter:
+    """
+    A serialised ``std_msgs/Float64MultiArray`` of ``count`` doubles, reused for every message.
+
+    Write the values into ``values`` (a writable float64 view of shape
+    (count,) into the message's own buffer), then publish ``message()``: the
+    bytes of the whole message, the same layout as ``float64_array_serializer``.
+    Nothing else is allocated per message.
+    """
+
+    def __init__(self, count: int) -> None:
+        """Allocate the message of ``count`` doubles, all 0."""
+        prefix = _float64_array_prefix(count)
+        self._buffer = bytearray(prefix + bytes(8 * count))
+        self.values = np.frombuffer(self._buffer, '<f8', count, len(prefix))
+
+    def message(self) -> bytes:
+        """Return the serialised message holding the current ``values``."""
+        return bytes(self._buffer)
 
 
 def layout_ok(sample_names: tuple = ('a', 'joint_2', 'long_joint_name_3')) -> bool:
@@ -146,10 +172,16 @@ def layout_ok(sample_names: tuple = ('a', 'joint_2', 'long_joint_name_3')) -> bo
                and position.tolist() == list(state.position)
                and velocity.tolist() == list(state.velocity))
     serialize = float64_array_serializer()
-    encoded = all(  # padding bytes may differ from rclpy's, so compare what a reader decodes
-        list(deserialize_message(serialize(values), Float64MultiArray).data) == values.tolist()
-        for values in (np.array([1.5, -2.0, 1e-300]), np.zeros(0)))
-    return decoded and encoded
+    samples = (np.array([1.5, -2.0, 1e-300]), np.zeros(0))
+    encoded = []
+    for values in samples:
+        writer = Float64ArrayWriter(values.shape[0])
+        writer.values[:] = values
+        encoded += [serialize(values), writer.message()]
+    # padding bytes may differ from rclpy's, so compare what a reader decodes
+    return decoded and all(
+        list(deserialize_message(data, Float64MultiArray).data) == values.tolist()
+        for data, values in zip(encoded, [v for v in samples for _ in range(2)]))
 
 
 def joint_state_from_bytes(data: bytes) -> Optional[JointState]:
