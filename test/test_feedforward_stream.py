@@ -123,7 +123,7 @@ def test_the_arm_joints_of_a_panda_with_fingers(panda_stream):
 
 
 def big_endian_joint_state(stamp_ns: int, names: list, position) -> bytes:
-    """A JointState in big-endian XCDR1 (a peer on a big-endian machine), written by hand."""
+    """Return a JointState in big-endian XCDR1 (a peer on a big-endian machine), by hand."""
     body = bytearray()
 
     def align(size):
