@@ -24,6 +24,7 @@ The feedforward stream as a real ros2_control arm needs it, over ROS.
 """
 
 import os
+import struct
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -31,7 +32,7 @@ import numpy as np
 import pytest
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
 from ros_dynamics.nodes.inverse_dynamics_node import Feedforward
@@ -121,6 +122,61 @@ def test_the_arm_joints_of_a_panda_with_fingers(panda_stream):
     panda_stream.exchange(ARM, q_arm, with_finger)   # held at 0.03 while absent
 
 
+def big_endian_joint_state(stamp_ns: int, names: list, position) -> bytes:
+    """Return a JointState in big-endian XCDR1 (a peer on a big-endian machine), by hand."""
+    body = bytearray()
+
+    def align(size):
+        body.extend(bytes(-len(body) % size))
+
+    def string(text):
+        align(4)
+        data = text.encode() + b'\x00'
+        body.extend(struct.pack('>I', len(data)) + data)
+    body.extend(struct.pack('>iI', stamp_ns // 10**9, stamp_ns % 10**9))
+    string('')                                                  # frame_id
+    align(4)
+    body.extend(struct.pack('>I', len(names)))
+    for name in names:
+        string(name)
+    for values in (list(position), [], []):                    # position, velocity, effort
+        align(4)
+        body.extend(struct.pack('>I', len(values)))
+        if values:
+            align(8)
+            body.extend(struct.pack(f'>{len(values)}d', *values))
+    return b'\x00\x00\x00\x00' + bytes(body)
+
+
+def test_serialised_bytes_from_reliable_and_best_effort_publishers(panda_stream):
+    """The stream's subscription is best effort: publishers of either reliability reach it."""
+    stream = panda_stream
+    q_arm = np.array([0.3, -0.2, 0.1, -1.8, 0.0, 1.5, 0.4])
+    stream.exchange(ARM, q_arm, ROBOT.gravity_torques(full_state(q_arm))[ARM_INDEX])  # reliable
+    stream.states = stream.ros.node.create_publisher(JointState, 'joint_states',
+                                                     qos_profile_sensor_data)
+    wait_for(lambda: stream.states.get_subscription_count() > 0, 10.0, 'a best-effort match')
+    q_arm = q_arm + 0.1
+    stream.exchange(ARM, q_arm, ROBOT.gravity_torques(full_state(q_arm))[ARM_INDEX])
+    wait_for(lambda: any(v.key == 'stream_input' and v.value == 'bytes'
+                         for s in stream.diagnostics for v in s.values),
+             10.0, 'diagnostics saying stream_input: bytes')
+    # another encapsulation (big endian) goes through rclpy's deserialiser
+    q_arm = q_arm + 0.1
+    expected = ROBOT.gravity_torques(full_state(q_arm))[ARM_INDEX]
+
+    def answered() -> bool:
+        count = len(stream.commands)
+        stream.states.publish(big_endian_joint_state(
+            stream.ros.node.get_clock().now().nanoseconds, ARM, q_arm))
+        try:
+            wait_for(lambda: len(stream.commands) > count, 0.5)
+        except AssertionError:
+            return False
+        return bool(np.allclose(stream.commands[-1], expected, rtol=0, atol=1e-12))
+    wait_for(answered, 20.0, 'the command for a big-endian joint state')
+
+
 def test_without_gravity_for_controllers_that_compensate_it(panda_stream):
     stream = panda_stream
     # in gravity_compensation there would be nothing left to send
@@ -178,3 +234,46 @@ def test_the_worked_ros2_control_configuration_matches_its_controller():
     assert kind == 'effort_controllers/JointGroupEffortController'
     feedforward = Feedforward(ROBOT, ours['joints'], [0.0], [0.0], ours['unlisted_joints'])
     assert feedforward.unlisted == ['panda_finger_joint1']
+
+
+def test_message_objects_when_the_byte_layout_check_fails(monkeypatch):
+    """The fallback path (codecs disagree with rclpy's serialiser): the same commands."""
+    import threading
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from ros_dynamics.nodes import cdr
+    from ros_dynamics.nodes.inverse_dynamics_node import InverseDynamicsNode
+    monkeypatch.setattr(cdr, 'layout_ok', lambda: False)
+    namespace = unique_namespace()
+    rclpy.init(args=['--ros-args', '-r', f'__ns:={namespace}', '-p', f'urdf_path:={PANDA}',
+                     '-p', f'joints:=[{", ".join(ARM)}]', '-p', 'diagnostics_period:=0.2'])
+    stop = threading.Event()
+    try:
+        node = InverseDynamicsNode()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+
+        def spin():
+            while not stop.is_set():
+                executor.spin_once(timeout_sec=0.05)
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        try:
+            with RosClient(namespace) as ros:
+                stream = Stream(ros)
+                q_arm = np.array([0.1, -0.5, 0.2, -2.0, 0.1, 1.7, 0.6])
+                stream.exchange(ARM, q_arm, ROBOT.gravity_torques(full_state(q_arm))[ARM_INDEX])
+                with_finger = ROBOT.gravity_torques(full_state(q_arm, 0.03))[ARM_INDEX]
+                stream.exchange(ARM + ['panda_finger_joint1'], np.append(q_arm, 0.03),
+                                with_finger)
+                stream.exchange(ARM[::-1], q_arm[::-1], with_finger)   # any order, by name
+                wait_for(lambda: any(v.key == 'stream_input' and v.value == 'messages'
+                                     for s in stream.diagnostics for v in s.values),
+                         10.0, 'diagnostics saying stream_input: messages')
+        finally:
+            stop.set()
+            spinner.join(timeout=5.0)
+            executor.shutdown(timeout_sec=1.0)
+            node.destroy_node()
+    finally:
+        rclpy.try_shutdown()

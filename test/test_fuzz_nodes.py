@@ -34,11 +34,13 @@ the seed is printed so a failure can be replayed (``ROS_DYNAMICS_FUZZ_SEED``).
 import math
 import os
 import random
+import time
 
 from geometry_msgs.msg import Wrench
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
 from ros_dynamics import RobotModel
 from ros_dynamics.msg import LinkWrench
 from ros_dynamics.srv import (ForwardDynamics, InverseDynamics, OperationalSpace,
@@ -342,6 +344,28 @@ def mutated_description(gen: Generator, text: str) -> str:
     return text.replace('<', '<' * int(gen.rng.integers(1, 3)), 1)
 
 
+def garbage_joint_state_bytes(gen: Generator, valid: bytes) -> bytes:
+    """Bytes on joint_states that are mostly not a JointState: the node's raw path reads them."""
+    kind = int(gen.rng.integers(0, 6))
+    data = bytearray(valid)
+    if kind == 0:
+        return bytes(data[:int(gen.rng.integers(0, len(data)))])        # truncated
+    if kind == 1:                                                       # bytes changed
+        for k in gen.rng.integers(0, len(data), int(gen.rng.integers(1, 9))):
+            data[int(k)] = int(gen.rng.integers(0, 256))
+        return bytes(data)
+    if kind == 2:                                                       # a count made huge
+        k = 4 + 4 * int(gen.rng.integers(0, (len(data) - 4) // 4))
+        data[k:k + 4] = bytes.fromhex(str(gen.rng.choice(['ffffffff', 'ffffff7f', '00000100'])))
+        return bytes(data)
+    noise = gen.rng.integers(0, 256, int(gen.rng.integers(0, 300))).astype(np.uint8).tobytes()
+    if kind == 3:
+        return bytes(data[:4]) + noise                                  # header, then noise
+    if kind == 4:
+        return b'\x00\x00\x00\x00' + noise                              # "big endian" noise
+    return noise
+
+
 def test_fuzz_topics_never_end_a_node():
     """Garbage descriptions and joint states; the node answers right with the Panda after."""
     gen = Generator(SEED + 2)
@@ -378,6 +402,18 @@ def test_fuzz_topics_never_end_a_node():
                 if gen.chance(0.2) else ros.node.get_clock().now().to_msg().sec
             states.publish(message)
             counts['joint_states'] += 1
+        # serialised garbage straight to the node's raw subscription (publish of bytes);
+        # paced so that its keep-last-1 subscription sees most of them
+        valid = serialize_message(JointState(
+            name=JOINTS, position=np.linspace(-0.5, 0.5, len(JOINTS)).tolist(),
+            velocity=[0.1] * len(JOINTS)))
+        for _ in range(budget(200)):
+            states.publish(garbage_joint_state_bytes(gen, valid))
+            counts['joint_state_bytes'] = counts.get('joint_state_bytes', 0) + 1
+            time.sleep(0.002)
+        wait_for(lambda: 'that are not a JointState' in node.output(), 10.0,
+                 'the warning about malformed bytes')
+        assert 'joint_states stream: serialised bytes' in node.output()
         assert all(np.all(np.isfinite(c)) for c in commands), 'a non-finite command went out'
         q = np.linspace(-0.5, 0.5, len(JOINTS))
 

@@ -39,6 +39,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 _HEADER_LE = b'\x00\x01\x00\x00'
+LITTLE_ENDIAN_CDR = _HEADER_LE[:2]   # the encapsulation identifier that JointStateView reads
 _U32 = struct.Struct('<I')
 _STAMP = struct.Struct('<iI')
 
@@ -52,11 +53,11 @@ class JointStateView:
     """
     Decode the fields a dynamics stream uses from a serialised ``sensor_msgs/JointState``.
 
-    ``decode(data)`` returns ``(stamp_ns, names, position, velocity)``: the
-    header stamp in integer nanoseconds, the joint names as a tuple (the same
-    tuple object as long as the names do not change, so a caller can key an
-    index map on it), and position and velocity as read-only float64 views
-    into ``data`` of shape (len(names),) or (0,) when absent. Names are parsed
+    ``decode(data)`` returns ``(stamp_ns, names, position, velocity, effort)``:
+    the header stamp in integer nanoseconds, the joint names as a tuple (the
+    same tuple object as long as the names do not change, so a caller can key
+    an index map on it), and position, velocity and effort as read-only
+    float64 views into ``data`` of shape (len(names),) or (0,) when absent. Names are parsed
     only when their bytes differ from the previous message's.
     Raises ValueError for bytes that are not a little-endian JointState.
     """
@@ -66,8 +67,8 @@ class JointStateView:
         self._names_bytes = b''
         self._names: tuple = ()
 
-    def decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray]:
-        """Return (stamp_ns, names, position (n,), velocity (n,) or (0,)) of one message."""
+    def decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray, np.ndarray]:
+        """Return (stamp_ns, names, position (n,), velocity, effort (n,) or (0,)) of a message."""
         if len(data) < 24 or data[:4] != _HEADER_LE:
             raise ValueError('joint_states: not a little-endian CDR JointState')
         try:
@@ -75,7 +76,7 @@ class JointStateView:
         except (struct.error, UnicodeDecodeError, IndexError) as error:
             raise ValueError(f'joint_states: malformed message ({error})') from None
 
-    def _decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray]:
+    def _decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray, np.ndarray]:
         body = memoryview(data)[4:]
         sec, nanosec = _STAMP.unpack_from(body, 0)
         frame_length = _U32.unpack_from(body, 8)[0]
@@ -89,8 +90,9 @@ class JointStateView:
                 self._names = names
             self._names_bytes = bytes(body[start:offset])
         position, offset = self._doubles(body, offset)
-        velocity, _ = self._doubles(body, offset)
-        return sec * 1_000_000_000 + nanosec, self._names, position, velocity
+        velocity, offset = self._doubles(body, offset)
+        effort, _ = self._doubles(body, offset)
+        return sec * 1_000_000_000 + nanosec, self._names, position, velocity, effort
 
     @staticmethod
     def _parse_names(body: memoryview, start: int) -> Tuple[tuple, int]:
@@ -119,6 +121,12 @@ class JointStateView:
         return np.frombuffer(body, '<f8', count, offset), end
 
 
+def _float64_array_prefix(count: int) -> bytes:
+    """Return the bytes of a Float64MultiArray (empty layout) before its ``count`` doubles."""
+    # no dimensions, data_offset 0, the count, 4 bytes aligning the doubles to 8
+    return _HEADER_LE + struct.pack('<IIII', 0, 0, count, 0)
+
+
 def float64_array_serializer() -> Callable[[np.ndarray], bytes]:
     """
     Return ``serialize(values)`` -> a serialised ``std_msgs/Float64MultiArray`` (empty layout).
@@ -127,11 +135,30 @@ def float64_array_serializer() -> Callable[[np.ndarray], bytes]:
     ``data_offset`` 0, the count, and the doubles aligned to 8.
     """
     def serialize(values: np.ndarray) -> bytes:
-        count = values.shape[0]
-        # no dimensions, data_offset 0, the count, 4 bytes aligning the doubles to 8
-        return _HEADER_LE + struct.pack('<IIII', 0, 0, count, 0) + \
+        return _float64_array_prefix(values.shape[0]) + \
             values.astype('<f8', copy=False).tobytes()
     return serialize
+
+
+class Float64ArrayWriter:
+    """
+    A serialised ``std_msgs/Float64MultiArray`` of ``count`` doubles, reused for every message.
+
+    Write the values into ``values`` (a writable float64 view of shape
+    (count,) into the message's own buffer), then publish ``message()``: the
+    bytes of the whole message, the same layout as ``float64_array_serializer``.
+    Nothing else is allocated per message.
+    """
+
+    def __init__(self, count: int) -> None:
+        """Allocate the message of ``count`` doubles, all 0."""
+        prefix = _float64_array_prefix(count)
+        self._buffer = bytearray(prefix + bytes(8 * count))
+        self.values = np.frombuffer(self._buffer, '<f8', count, len(prefix))
+
+    def message(self) -> bytes:
+        """Return the serialised message holding the current ``values``."""
+        return bytes(self._buffer)
 
 
 def layout_ok(sample_names: tuple = ('a', 'joint_2', 'long_joint_name_3')) -> bool:
@@ -141,15 +168,21 @@ def layout_ok(sample_names: tuple = ('a', 'joint_2', 'long_joint_name_3')) -> bo
                        velocity=[-1.25 * k for k in range(n)], effort=[3.0] * n)
     state.header.stamp.sec, state.header.stamp.nanosec = 1767225600, 999999999
     state.header.frame_id = 'odd'
-    stamp, names, position, velocity = JointStateView().decode(serialize_message(state))
+    stamp, names, position, velocity, _ = JointStateView().decode(serialize_message(state))
     decoded = (stamp == 1767225600 * 1_000_000_000 + 999999999 and names == sample_names
                and position.tolist() == list(state.position)
                and velocity.tolist() == list(state.velocity))
     serialize = float64_array_serializer()
-    encoded = all(  # padding bytes may differ from rclpy's, so compare what a reader decodes
-        list(deserialize_message(serialize(values), Float64MultiArray).data) == values.tolist()
-        for values in (np.array([1.5, -2.0, 1e-300]), np.zeros(0)))
-    return decoded and encoded
+    samples = (np.array([1.5, -2.0, 1e-300]), np.zeros(0))
+    encoded = []
+    for values in samples:
+        writer = Float64ArrayWriter(values.shape[0])
+        writer.values[:] = values
+        encoded += [serialize(values), writer.message()]
+    # padding bytes may differ from rclpy's, so compare what a reader decodes
+    return decoded and all(
+        list(deserialize_message(data, Float64MultiArray).data) == values.tolist()
+        for data, values in zip(encoded, [v for v in samples for _ in range(2)]))
 
 
 def joint_state_from_bytes(data: bytes) -> Optional[JointState]:

@@ -59,6 +59,19 @@ velocity and say so in ``message``. Payloads: ``~/set_payload`` and the
 unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
+
+The stream is lean: ``joint_states`` arrive as serialised bytes (a raw
+subscription) of which only the stamp, names, positions and velocities are
+decoded (``nodes/cdr.py``, names parsed only when they change), and the
+command goes out as bytes written into one reused buffer; a layout check
+against rclpy's serialiser at start-up selects this path, else the node
+falls back to message objects (the log says which). Bytes that are not a
+JointState are counted (``skipped_malformed``), warned about and dropped.
+Its QoS is sensor data with depth 1 (best effort, keep last 1, volatile):
+only the newest state matters for a feedforward torque, so an old state is
+dropped, never queued behind a newer one. A best-effort subscription
+matches reliable and best-effort publishers alike; the ``commands``
+publisher stays reliable (depth 10) so that every subscriber matches it.
 """
 
 import math
@@ -71,10 +84,11 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
 from ros_dynamics.msg import JointActuatorReport, LimitViolation
+from ros_dynamics.nodes import cdr
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, OVERFLOW, Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
@@ -90,6 +104,10 @@ MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
 UNLISTED = ('hold', 'require', 'ignore')
 ON_STALE = ('zero', 'silent')
 FRICTION_COMPENSATION = ('false', 'reference', 'measured')
+# joint_states: sensor data, newest only (a feedforward torque of an old state is worthless)
+STREAM_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                        reliability=ReliabilityPolicy.BEST_EFFORT,
+                        durability=DurabilityPolicy.VOLATILE)
 
 
 def wrenches_from(link_wrenches) -> dict:
@@ -122,6 +140,7 @@ class Feedforward:
         self.vectors = JointVectorMap(model.joint_names)
         self.joints = list(joints) or list(model.joint_names)
         self.output = self.vectors.indices(self.joints, 'joints')
+        self.output_index = np.array(self.output, dtype=np.intp)
         listed = np.zeros(model.dof, bool)
         listed[self.output] = True
         self.listed = listed
@@ -142,6 +161,7 @@ class Feedforward:
             gains[name] = gain
         self.kp, self.kd = gains['kp'], gains['kd']
         self.damped = bool(self.kd.any())   # gravity_compensation's -M(q) kd qd
+        self.effort_bounds = (-model.effort_limit, model.effort_limit)
         rest = np.clip(np.zeros(model.dof), model.lower, model.upper)
         self.state = JointStateBuffer(
             self.vectors, required=listed | (unlisted == 'require'),
@@ -214,6 +234,7 @@ class InverseDynamicsNode(Node):
         self._published = 0
         self._skipped_stale = 0
         self._skipped_overflow = 0
+        self._skipped_malformed = 0
         self._window = {'received': 0, 'stale': 0, 'offset': 0.0}   # since the last diagnostics
         self._last_command_time: Optional[float] = None   # node-clock s of the last command
         self._zeroed = True   # no command out that a controller could be holding
@@ -224,8 +245,8 @@ class InverseDynamicsNode(Node):
         self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
         self._effort_states = self.create_publisher(JointState, 'effort_commands', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self._create_stream_subscription()
         fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_state, fast)
         self.create_subscription(JointTrajectoryPoint, 'reference', self._on_point, fast)
         self.create_subscription(JointTrajectory, 'reference_trajectory', self._on_trajectory,
                                  fast)
@@ -362,51 +383,117 @@ class InverseDynamicsNode(Node):
             return
         feedforward.reference = (q, qd, qdd)
 
-    def _on_joint_state(self, message: JointState) -> None:
+    def _create_stream_subscription(self) -> None:
+        """Subscribe to joint_states as bytes when the codecs check out, else as messages."""
+        self._command_writer: Optional[cdr.Float64ArrayWriter] = None
+        if cdr.layout_ok():
+            self._state_view: Optional[cdr.JointStateView] = cdr.JointStateView()
+            self.create_subscription(JointState, 'joint_states', self._on_joint_state_bytes,
+                                     STREAM_QOS, raw=True)
+            self.get_logger().info('joint_states stream: serialised bytes in and out '
+                                   "(the CDR layout matches rclpy's serialiser)")
+        else:
+            self._state_view = None
+            self.create_subscription(JointState, 'joint_states', self._on_joint_state_message,
+                                     STREAM_QOS)
+            self.get_logger().warning(
+                'joint_states stream: message objects (slower): the CDR layout check against '
+                "rclpy's serialiser failed")
+
+    def _on_joint_state_bytes(self, data: bytes) -> None:
+        """
+        Decode a serialised JointState (raw subscription); drop and count malformed bytes.
+
+        Little-endian XCDR1 (what rmw implementations send on this project's
+        machines) is read in place; any other encapsulation (a big-endian
+        peer) goes through rclpy's deserialiser, which refuses what it cannot read.
+        """
+        try:
+            stamp_ns, names, position, velocity, effort = self._state_view.decode(data)
+        except ValueError as error:
+            message, problem = None, str(error)
+            if data[:2] != cdr.LITTLE_ENDIAN_CDR:
+                try:
+                    message = cdr.joint_state_from_bytes(data)
+                except Exception as other:  # noqa: B902 - no bytes may end the node
+                    problem = f'rclpy cannot deserialise it either ({other})'
+            if message is not None:
+                self._on_joint_state_message(message)
+                return
+            self._skipped_malformed += 1
+            self.get_logger().warning(f'dropped {len(data)} bytes on joint_states that are not '
+                                      f'a JointState (skipped_malformed '
+                                      f'{self._skipped_malformed}): {problem}',
+                                      throttle_duration_sec=5.0)
+            return
+        self._on_joint_state(stamp_ns, names, position, velocity, effort)
+
+    def _on_joint_state_message(self, message: JointState) -> None:
+        """Take a JointState message object (the fallback when the byte layout differs)."""
+        stamp = message.header.stamp
+        self._on_joint_state(stamp.sec * 1_000_000_000 + stamp.nanosec, message.name,
+                             message.position, message.velocity, message.effort)
+
+    def _on_joint_state(self, stamp_ns: int, names, position, velocity, effort) -> None:
+        """
+        Answer one joint state with a command: every decoded state comes through here.
+
+        stamp_ns: the header stamp (int ns, 0 = unstamped); names: the joint
+        names (sequence of str); position (rad or m), velocity (rad/s or m/s):
+        float sequences, velocity of len(names) or empty; partial states are
+        merged by name into the stream's buffer; effort (N m or N, len(names)
+        or empty): the measured torques, kept for ~/estimate_payload.
+        """
         start = time.perf_counter()
         feedforward = self._feedforward
         if feedforward is None:
             return
         now = self.get_clock().now()
         seconds = now.nanoseconds * 1e-9
-        stamp = message.header.stamp.sec + message.header.stamp.nanosec * 1e-9
+        stamp = stamp_ns * 1e-9
         window = self._window
         window['received'] += 1
         if stamp < 0.0 or (stamp > 0.0 and seconds - stamp > self._timeout):   # 0: unstamped
             window['offset'] = seconds - stamp
             self._stale()
             return
-        feedforward.state.merge(message.name, message.position, message.velocity, seconds)
+        feedforward.state.merge(names, position, velocity, seconds)
         if not feedforward.state.fresh(seconds, self._timeout):
             self._stale()   # a required joint never or not recently received
             return
-        self._estimation.add(seconds, feedforward.state.q, feedforward.state.qd, message.effort,
-                             message.name)
+        self._estimation.add(seconds, feedforward.state.q, feedforward.state.qd, effort, names)
         tau = self._torque(feedforward)
         if tau is None:
             return
-        if not math.isfinite(tau.sum()):   # finite inputs whose torque overflowed
+        if not math.isfinite(np.add.reduce(tau)):   # finite inputs whose torque overflowed
             self._skipped_overflow += 1
             self.get_logger().warning(f'no command: {OVERFLOW}', throttle_duration_sec=5.0)
             return
-        if self._clamp:
-            limit = feedforward.model.effort_limit
-            tau = np.clip(tau, -limit, limit)
-        self._send(tau[feedforward.output].tolist(), feedforward.joints, now)
+        if self._clamp:   # in place: tau is this call's own array
+            lowest, highest = feedforward.effort_bounds
+            np.minimum(tau, highest, out=tau)
+            np.maximum(tau, lowest, out=tau)
+        self._send(tau.take(feedforward.output_index), feedforward.joints, now)
         self._zeroed = False
         self._last_command_time = seconds
         self._published += 1
         self._timing.add(time.perf_counter() - start)
 
-    def _send(self, efforts: list, joints: list, now) -> None:
-        command = Float64MultiArray()
-        command.data = efforts
-        self._commands.publish(command)
+    def _send(self, efforts: np.ndarray, joints: list, now) -> None:
+        """Publish ``efforts`` (N m or N, (len(joints),)) on commands (and effort_commands)."""
+        if self._state_view is not None:   # bytes written into the reused message
+            writer = self._command_writer
+            if writer is None or writer.values.shape != efforts.shape:
+                writer = self._command_writer = cdr.Float64ArrayWriter(efforts.shape[0])
+            writer.values[:] = efforts
+            self._commands.publish(writer.message())
+        else:
+            self._commands.publish(Float64MultiArray(data=efforts.tolist()))
         if self._publish_joint_state:
             state = JointState()
             state.header.stamp = now.to_msg()
             state.name = joints
-            state.effort = command.data
+            state.effort = efforts.tolist()
             self._effort_states.publish(state)
 
     def _stale(self) -> None:
@@ -426,7 +513,7 @@ class InverseDynamicsNode(Node):
             return
         self._zeroed = True
         if self._on_stale == 'zero':
-            self._send([0.0] * len(feedforward.joints), feedforward.joints,
+            self._send(np.zeros(len(feedforward.joints)), feedforward.joints,
                        self.get_clock().now())
             self.get_logger().warning(f'{reason}: zero effort sent once (on_stale: zero)')
         else:
@@ -563,6 +650,8 @@ class InverseDynamicsNode(Node):
         values = {'mode': self._mode, 'published': self._published,
                   'skipped_stale': self._skipped_stale,
                   'skipped_overflow': self._skipped_overflow,
+                  'skipped_malformed': self._skipped_malformed,
+                  'stream_input': 'bytes' if self._state_view is not None else 'messages',
                   'window_received': window['received'], 'window_stale': window['stale']}
         values.update({f'stream_{k}': v for k, v in self._timing.summary().items()})
         values.update({f'service_{k}': v for k, v in self._service_timing.summary().items()})

@@ -142,6 +142,8 @@ class JointStateBuffer:
         index = self._message_index.get(key)
         if index is None:
             index = [None if n in self._ignored else self.vectors.index.get(n) for n in names]
+            if len(self._message_index) >= 64:   # garbage names must not grow it without bound
+                self._message_index.clear()
             self._message_index[key] = index
         has_velocity = len(velocities) == len(names)
         for k, (j, position) in enumerate(zip(index, positions)):
@@ -154,7 +156,9 @@ class JointStateBuffer:
 
     def fresh(self, now: float, timeout: float) -> bool:
         """Return True if every required joint was updated within ``timeout`` s of ``now``."""
-        return bool(np.all(now - self.updated[self.required] <= timeout))
+        # the oldest update of a required joint (inf when none is required: always fresh)
+        return bool(now - np.minimum.reduce(self.updated[self.required], initial=math.inf)
+                    <= timeout)
 
     def missing(self) -> list:
         """Return the required joints never received."""

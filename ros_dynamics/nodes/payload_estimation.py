@@ -97,6 +97,8 @@ class JointSampleBuffer:
             return self._effort
         order = self._orders.get(key)
         if order is None:
+            if len(self._orders) >= 64:   # garbage name lists must not grow it without bound
+                self._orders.clear()
             pairs = [(self._index[n], i) for i, n in enumerate(names) if n in self._index]
             order = tuple(np.array(v, dtype=np.intp) for v in zip(*pairs)) if pairs else \
                 (np.zeros(0, np.intp), np.zeros(0, np.intp))
