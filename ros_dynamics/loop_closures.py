@@ -67,7 +67,7 @@ ZERO3 = (0.0, 0.0, 0.0)
 
 @kernel
 def chain_size(n, closures, m):
-    """Return the length of a chain's data: header, mask, closure rows, scratch (see chain_parts)."""
+    """Return the length of a chain's data: header, mask, closure rows, scratch (chain_parts)."""
     return NHEADER + n + closures * NCLOSURE + (n + m) * (n + m) + (n + m) + m * n + 2 * m + 12 * n
 
 
