@@ -32,7 +32,7 @@ Simulation throughput against MuJoCo, side by side in one process.
    (wall / (B steps)) and the ratio MuJoCo / ours (target >= 2).
 3. Closed chains (ROS-free, no MuJoCo peer): ``Simulator(closures=...)``
    at 1 ms RK4 on Ghosal's four-bar (urdf/four_bar.urdf,
-   config/four_bar_loops.yaml; from theta1 = 0.01 rad under the seed's
+   config/four_bar_loops.yaml; from theta1 = 0.01 rad under Ghosal's
    1.96 N m) and the Delta robot (urdf/delta_rl5.urdf, config/delta_loops.yaml;
    2 % above its holding torques, the platform rises), 1000 steps from
    Python one ``step()`` at a time and in one ``step(1000)``: wall and CPU
