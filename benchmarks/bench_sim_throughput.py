@@ -30,7 +30,15 @@ Simulation throughput against MuJoCo, side by side in one process.
    from random states under random joint efforts (MuJoCo: as qfrc_applied),
    both on ``--threads`` threads (default: the cores). Time per state-step
    (wall / (B steps)) and the ratio MuJoCo / ours (target >= 2).
-3. Scale-out on Dask (ros_dynamics/scale_out.py), ``--dask`` only: rollouts
+3. Closed chains (ROS-free, no MuJoCo peer): ``Simulator(closures=...)``
+   at 1 ms RK4 on Ghosal's four-bar (urdf/four_bar.urdf,
+   config/four_bar_loops.yaml; from theta1 = 0.01 rad under Ghosal's
+   1.96 N m) and the Delta robot (urdf/delta_rl5.urdf, config/delta_loops.yaml;
+   2 % above its holding torques, the platform rises), 1000 steps from
+   Python one ``step()`` at a time and in one ``step(1000)``: wall and CPU
+   time per step and the real-time factor dt / (time per step) (targets:
+   four-bar >= 20x, Delta >= 10x). ``--only closed`` runs this part alone.
+4. Scale-out on Dask (ros_dynamics/scale_out.py), ``--dask`` only: rollouts
    (Panda, B = 256 x 1000 steps) and trajectory torques (UR5, 200
    trajectories of 5000 samples) on a LocalCluster of 2 single-threaded
    worker processes (loopback) against the same call in this process on
@@ -154,6 +162,54 @@ def rollout_times(path: str, batch: int, steps: int, threads: int, repeats: int)
             'ours': (ours_wall / count, ours_cpu / count), 'error': error}
 
 
+def closed_chain_times(name: str, repeats: int) -> dict:
+    """Return per-step (wall, CPU) seconds of a closed chain: step by step, and in one block."""
+    from ros_dynamics.closed_chain import ClosedChain
+    urdf, loops = {'four-bar': ('four_bar.urdf', 'four_bar_loops.yaml'),
+                   'Delta': ('delta_rl5.urdf', 'delta_loops.yaml')}[name]
+    robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', urdf))
+    chain = ClosedChain.from_yaml(robot, os.path.join(ROOT, 'config', loops))
+    effort = np.zeros(robot.dof)
+    if name == 'four-bar':
+        q0 = np.array([0.01, 0.0, 0.0])
+        effort[0] = 1.96
+    else:
+        q0 = delta_platform_configuration((0.05, -0.1, -1.0))
+        effort[chain.actuated] = 1.02 * chain.inverse_dynamics(
+            q0, np.zeros(robot.dof), np.zeros(robot.dof))[0]
+    sim = Simulator(robot, dt=1e-3, q0=q0, closures=chain, damping=False, friction=False,
+                    limits=False)
+    sim.set_effort(effort)
+    sim.step(10)   # compile / load the kernels
+
+    def run_steps():
+        sim.reset()
+        step = sim.step
+        for _ in range(STEPS):
+            step()
+
+    def run_block():
+        sim.reset()
+        sim.step(STEPS)
+
+    results = {'steps': (np.inf, np.inf), 'block': (np.inf, np.inf)}
+    for _ in range(repeats):
+        for key, run in (('steps', run_steps), ('block', run_block)):
+            wall, cpu = timed(run, 1)
+            results[key] = (min(results[key][0], wall / STEPS), min(results[key][1], cpu / STEPS))
+    return results
+
+
+def delta_platform_configuration(platform) -> np.ndarray:
+    """Return the Delta robot's joint positions with its platform at ``platform`` (m)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        'delta_robot_example', os.path.join(ROOT, 'examples', 'delta_robot.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.assembled(platform)
+
+
 def dask_times(batch: int, steps: int) -> dict:
     """Return the wall seconds of the local and 2-worker paths, and the per-chunk overhead."""
     import distributed
@@ -193,6 +249,18 @@ def dask_times(batch: int, steps: int) -> dict:
     return out
 
 
+def closed_chains(repeats: int) -> None:
+    """Print the closed chains' times per step and real-time factors (part 3)."""
+    print('\n3. closed chains, RK4 at 1 ms (us per step, best of runs; RTF = 1 ms / step time)')
+    print(f'{"chain":10} {"step wall":>10} {"step CPU":>9} {"RTF (CPU)":>10} {"block wall":>11} '
+          f'{"block CPU":>10} {"RTF (CPU)":>10}')
+    for name in ('four-bar', 'Delta'):
+        r = closed_chain_times(name, repeats)
+        print(f'{name:10} {r["steps"][0] * 1e6:10.2f} {r["steps"][1] * 1e6:9.2f} '
+              f'{1e-3 / r["steps"][1]:10.1f} {r["block"][0] * 1e6:11.2f} '
+              f'{r["block"][1] * 1e6:10.2f} {1e-3 / r["block"][1]:10.1f}', flush=True)
+
+
 def main() -> None:
     """Print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
@@ -202,10 +270,14 @@ def main() -> None:
     parser.add_argument('--batch', type=int, default=256, help='rollouts (default 256)')
     parser.add_argument('--steps', type=int, default=1000, help='steps each (default 1000)')
     parser.add_argument('--dask', action='store_true', help='also time the Dask scale-out')
+    parser.add_argument('--only', choices=('closed',), help='run only this part')
     args = parser.parse_args()
     now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     print(f'simulation throughput vs MuJoCo {mujoco.__version__}, RK4, dt = 1 ms, {now}, '
-          f'{os.cpu_count()} cores')
+          f'{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}')
+    if args.only == 'closed':
+        closed_chains(args.repeats)
+        return
     print('\n1. one step from Python (us per step, best of runs; ratio = ours / MuJoCo)')
     print(f'{"robot":15} {"dof":>4} {"MuJoCo wall":>12} {"ours wall":>10} {"ratio":>6} '
           f'{"MuJoCo CPU":>11} {"ours CPU":>9} {"ratio":>6} {"block CPU":>10}')
@@ -228,9 +300,10 @@ def main() -> None:
           f'{r["mujoco"][0] / r["ours"][0]:6.2f} {r["mujoco"][1] * 1e6:11.3f} '
           f'{r["ours"][1] * 1e6:9.3f} {r["mujoco"][1] / r["ours"][1]:6.2f} '
           f'{r["error"]:16.1e}', flush=True)
+    closed_chains(args.repeats)
     if not args.dask:
         return
-    print('\n3. Dask: 2 worker processes (LocalCluster, loopback) vs this process, 1 thread')
+    print('\n4. Dask: 2 worker processes (LocalCluster, loopback) vs this process, 1 thread')
     d = dask_times(args.batch, args.steps)
     for name in ('rollouts', 'trajectory torques'):
         local, remote = d[name]

@@ -28,8 +28,11 @@ axes, at link origins) turned into body forces at each stage's configuration.
 ``simulation_steps`` runs ``count`` such steps and the simulator's energy
 health check after each one (no input applied: the total energy may not grow
 by more than the tolerance, see ``Simulator``), so that a step costs one
-crossing from Python or less. ``rollouts/`` reuses ``advance`` for many
-simulations at once.
+crossing from Python or less. ``rollouts/`` reuses it for many simulations
+at once. ``constrained_steps`` does the same for a closed chain: each stage's
+accelerations from the KKT system with Baumgarte's stabilisation
+(loop_closures.py), and after each step the singularity-margin test of
+``ClosedChain.singularity_margin``.
 """
 
 import math
@@ -42,6 +45,8 @@ from ros_dynamics.aba import aba_into, dense_into
 from ros_dynamics.actuators.friction import sigmoid_friction
 from ros_dynamics.energy import kinetic_energy_of, potential_energy_at
 from ros_dynamics.joints import body_count, model_at, state_at
+from ros_dynamics.loop_closures import (chain_parts, chain_size, K_CLOSURES, K_ROWS,
+                                        kkt_acceleration_into, NHEADER, singular_configuration)
 
 # rows of the joint-parameter array
 DAMPING = 0
@@ -74,10 +79,12 @@ C_COUNT = 10        # steps to take (simulation_steps_entry)
 C_WRENCHES = 11     # wrench rows that follow the parameters in the entry's block
 NCONTROL = 12
 
-# statuses of simulation_steps (besides -(k + 1): M singular at k)
+# statuses of simulation_steps (besides -(k + 1): M singular at k; for constrained_steps the
+# KKT matrix singular at column k)
 DONE = 0
 NON_FINITE = 1
 ENERGY_GREW = 2
+LOCKED = 3          # constrained_steps: the step reaches or crosses a singular configuration
 
 
 @kernel
@@ -171,19 +178,24 @@ def body_forces_into(model, q, wrenches, kinematic_work, poses, fext):
 
 
 @kernel
-def acceleration_into(model, q, qd, effort, params, wrenches, limits, dense, workspace, qdd):
+def acceleration_into(model, q, qd, effort, params, wrenches, limits, dense, workspace, qdd,
+                      chain):
     """
     Write qdd under the current effort and wrenches into ``qdd``; return -1 or the singular index.
 
     ABA (or the dense solve) sees read-only states and body forces: the
     argument types of the batch kernels, whose compiled specialisations it
-    then shares (compile time).
+    then shares (compile time). ``chain``: None (compiled away), or a closed
+    chain's data (loop_closures.chain_parts): then the KKT system.
     """
     work, mass, fext, kinematic_work, poses, tau = workspace[:6]
     joint_torques_into(q, qd, effort, params, limits, tau)
     if wrenches.shape[0] > 0:
         body_forces_into(model, q, wrenches, kinematic_work, poses, fext)
     q, qd, torque, forces = read_only(q), read_only(qd), read_only(tau), read_only(fext)
+    if chain is not None:
+        return kkt_acceleration_into(model, q, qd, torque, forces, chain, work, mass,
+                                     kinematic_work, poses, qdd)
     if dense:
         return dense_into(model, q, qd, torque, forces, work, mass, qdd)
     return aba_into(model, q, qd, torque, forces, work, qdd)
@@ -191,18 +203,18 @@ def acceleration_into(model, q, qd, effort, params, wrenches, limits, dense, wor
 
 @kernel
 def advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense, workspace, q_next,
-            qd_next):
+            qd_next, chain):
     """
     Write the state one step of ``dt`` after (q, qd) into (q_next, qd_next).
 
     RK4 (classical, on x = (q, qd)) or semi-implicit Euler (qd += dt qdd,
     q += dt qd). Return 0; 1 if the new state is not finite; -(k + 1) if
-    the mass matrix is singular at index k.
+    the mass matrix (with ``chain``: the KKT matrix) is singular at index k.
     """
     n = q.shape[0]
     k1, k2, k3, k4, qs, qds = workspace[6:]
     singular = acceleration_into(model, q, qd, effort, params, wrenches, limits, dense,
-                                 workspace, k1)
+                                 workspace, k1, chain)
     if singular >= 0:
         return -(singular + 1)
     if not rk4:   # semi-implicit (symplectic) Euler
@@ -214,19 +226,19 @@ def advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense, work
             qs[i] = q[i] + 0.5 * dt * qd[i]
             qds[i] = qd[i] + 0.5 * dt * k1[i]
         singular = acceleration_into(model, qs, qds, effort, params, wrenches, limits, dense,
-                                     workspace, k2)
+                                     workspace, k2, chain)
         for i in range(n):
             q_next[i] = qd[i] + 0.5 * dt * k1[i]         # qd2, kept for the position update
             qs[i] = q[i] + 0.5 * dt * q_next[i]
             qds[i] = qd[i] + 0.5 * dt * k2[i]
         singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
-                                                   limits, dense, workspace, k3))
+                                                   limits, dense, workspace, k3, chain))
         for i in range(n):
             qd_next[i] = qd[i] + 0.5 * dt * k2[i]        # qd3
             qs[i] = q[i] + dt * qd_next[i]
             qds[i] = qd[i] + dt * k3[i]
         singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
-                                                   limits, dense, workspace, k4))
+                                                   limits, dense, workspace, k4, chain))
         if singular >= 0:
             return -(singular + 1)
         for i in range(n):
@@ -288,6 +300,31 @@ def simulation_steps(model, q, qd, effort, block, count):
     -(k + 1) for a singular mass matrix at k, with (q, qd) and the time at
     the last good step.
     """
+    return steps_of(model, q, qd, effort, block, count, None)
+
+
+@kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, OUT1, types.int64)])
+def constrained_steps(model, q, qd, effort, block, count):
+    """
+    Advance a closed chain's (q, qd) in place by up to ``count`` steps, as simulation_steps.
+
+    ``block``: the simulator's block (block_size) followed by the chain's data
+    (loop_closures.chain_size: Baumgarte's alpha and beta, tolerances, lock
+    sign, passive joints, closures). Each stage solves the KKT system; after
+    each step the new configuration's singularity margin
+    (ClosedChain.singularity_margin) must be > 0, then the energy check runs.
+    Return DONE; NON_FINITE, LOCKED (the step reaches or crosses a singular
+    configuration) or ENERGY_GREW, or -(k + 1) when the KKT matrix is
+    singular (zero pivot at k), with (q, qd) and the time at the last good step.
+    """
+    n = q.shape[0]
+    start = block_size(n, body_count(model), int(block[C_WRENCHES]))
+    return steps_of(model, q, qd, effort, block, count, chain_parts(block, start, n))
+
+
+@kernel
+def steps_of(model, q, qd, effort, block, count, chain):
+    """Run simulation_steps (``chain`` None) or constrained_steps (its chain data)."""
     n = q.shape[0]
     control, params, wrenches, workspace, q_next, qd_next = block_parts(block, n,
                                                                         body_count(model))
@@ -301,9 +338,12 @@ def simulation_steps(model, q, qd, effort, block, count):
     forced = has_input(effort, wrenches)
     for _ in range(count):
         status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
-                         workspace, q_next, qd_next)
+                         workspace, q_next, qd_next, chain)
         if status != DONE:
             return status
+        if chain is not None and singular_configuration(model, q_next, qd_next, chain,
+                                                        workspace[3], workspace[4]):
+            return LOCKED
         if forced:
             control[C_REFERENCE] = np.nan   # measured again once the input stops
         else:
@@ -348,3 +388,25 @@ def simulation_steps_entry(model, rows, n, q, qd, effort, extra, out):
         state[0, i], state[1, i] = q_in[i], qd_in[i]
     return simulation_steps(m, state[0], state[1], state_at(effort, n), block,
                             int(control[C_COUNT]))
+
+
+@state_entry
+def constrained_steps_entry(model, rows, n, q, qd, effort, extra, out):
+    """
+    Run constrained_steps from (q, qd) into out (2, n) = (q, qd) (C pointers, _jit.STATE_ENTRY).
+
+    ``extra`` is the simulator's block followed by the chain's data, as
+    simulation_steps_entry's. Return constrained_steps' status.
+    """
+    m = model_at(model, rows)
+    control = carray(extra, NCONTROL)
+    start = block_size(n, rows - 1, int(control[C_WRENCHES]))
+    header = carray(extra, start + NHEADER)[start:]
+    size = start + chain_size(n, int(header[K_CLOSURES]), int(header[K_ROWS]))
+    block = carray(extra, size)
+    state = carray(out, (2, n))
+    q_in, qd_in = state_at(q, n), state_at(qd, n)
+    for i in range(n):
+        state[0, i], state[1, i] = q_in[i], qd_in[i]
+    return constrained_steps(m, state[0], state[1], state_at(effort, n), block,
+                             int(control[C_COUNT]))

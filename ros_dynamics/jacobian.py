@@ -102,7 +102,18 @@ def jacobian_world_aligned(model, q, body, offset, jac):
     if bad_state(model, q) or jac.shape[1] != q.shape[0]:
         return 1
     poses = chain_poses(model, q, body)
-    point = link_pose(poses, body, offset)[1]
+    jacobian_at_point(model, poses, body, link_pose(poses, body, offset)[1], jac)
+    return 0
+
+
+@kernel
+def jacobian_at_point(model, poses, body, point, jac):
+    """
+    Write J[6, dof] of the point ``point`` (world) fixed in ``body``, world axes.
+
+    poses (nb, 12): the world poses of the body and its ancestors (the other
+    rows are not read). Column of joint i: [z_v + z_w x (P - p_i); z_w].
+    """
     jac[:, :] = 0.0
     k = body
     while k >= 0:
@@ -116,7 +127,6 @@ def jacobian_world_aligned(model, q, body, offset, jac):
             jac[r, col] += gain * linear[r]
             jac[3 + r, col] += gain * zw[r]
         k = parent_of(model, k)
-    return 0
 
 
 @state_entry
@@ -150,18 +160,29 @@ def link_bias_acceleration(model, q, qd, body, offset, out):
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     poses = np.empty((nb, 12))
     world_poses(model, work, poses)
-    c = load3(offset, 0, 9)
+    rows = bias_acceleration_at(work, poses, body, load3(offset, 0, 9))
+    for r in range(3):
+        for k in range(3):
+            out[r, k] = rows[r][k]
+    return 0
+
+
+@kernel
+def bias_acceleration_at(work, poses, body, c):
+    """
+    Return (angular, spatial linear, classical linear) dJ/dt qd of point c of ``body``, world axes.
+
+    work: a forward pass at qdd = 0 without gravity (kinematics.forward_pass),
+    poses its world poses, c the point in body coordinates (body >= 0):
+    v_P = v + w x c, a_P = av + aw x c, classical a_P + w x v_P.
+    """
     w, v = load3(work, body, W_VEL_W), load3(work, body, W_VEL_V)
     aw, av = load3(work, body, W_ACC_W), load3(work, body, W_ACC_V)
     v_point = add(v, cross(w, c))
     a_point = add(av, cross(aw, c))
     classical = add(a_point, cross(w, v_point))
     rot = load9(poses, body, 0)
-    rows = (mat_vec(rot, aw), mat_vec(rot, a_point), mat_vec(rot, classical))
-    for r in range(3):
-        for k in range(3):
-            out[r, k] = rows[r][k]
-    return 0
+    return mat_vec(rot, aw), mat_vec(rot, a_point), mat_vec(rot, classical)
 
 
 @state_entry

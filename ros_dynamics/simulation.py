@@ -41,15 +41,16 @@ accelerations come from its KKT system with Baumgarte stabilisation
 (closed_chain.py, after Ghosal's NPTEL notes), efforts act on the actuated joints only, every
 state set is first projected onto the constraint manifold (the actuated
 coordinates kept), and reaching a singular configuration (the mechanism locks)
-raises ``SimulationSingular`` with the state before it kept. This path runs
-in Python: about 1.2 ms per RK4 step for the 15-coordinate Delta robot.
+raises ``SimulationSingular`` with the state before it kept. The steps are
+compiled too (integrators.constrained_steps, loop_closures.py); the
+projection of a state set from Python stays in Python.
 """
 
 from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
 from ros_dynamics import energy as energy_kernels
-from ros_dynamics import integrators
+from ros_dynamics import integrators, loop_closures
 from ros_dynamics._jit import ensure_compiled, StateCall
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import simulation_steps
@@ -116,6 +117,7 @@ class Simulator:
             self._passive[closures.actuated] = False
         self._baumgarte = (float(alpha), float(beta))
         self._lock_sign = 1.0
+        self._chain = None if closures is None else self._chain_data(closures)
         # the compiled step's settings and energy-check state (integrators.py), with the time
         self._control = np.zeros(integrators.NCONTROL)
         self._control[integrators.C_DENSE] = robot._has_mimic
@@ -228,6 +230,37 @@ class Simulator:
             self._offset, self._sigmoid.T]))
         self._new_block()
 
+    def _chain_data(self, chain: ClosedChain) -> np.ndarray:
+        """
+        Return a closed chain's data for the compiled step (loop_closures.chain_parts).
+
+        Header, passive-joint mask and one row per closure: each frame as its
+        body and its pose in the body (the link's offset composed with the
+        closure's offset and rotation).
+        """
+        robot = self.robot
+        header = np.zeros(loop_closures.NHEADER)
+        header[loop_closures.K_CLOSURES] = len(chain.closures)
+        header[loop_closures.K_ROWS] = chain.m
+        header[loop_closures.K_ALPHA], header[loop_closures.K_BETA] = self._baumgarte
+        header[loop_closures.K_RANK_TOLERANCE] = chain.rank_tolerance
+        header[loop_closures.K_LOCK_TOLERANCE] = chain.lock_tolerance
+        header[loop_closures.K_LOCK_SIGN] = self._lock_sign
+        rows = np.zeros((len(chain.closures), loop_closures.NCLOSURE))
+        for row, closure in zip(rows, chain.closures):
+            for column, link, offset, rotation in (
+                    (loop_closures.R_BODY_A, closure.link_a, closure.offset_a,
+                     closure.rotation_a),
+                    (loop_closures.R_BODY_B, closure.link_b, closure.offset_b,
+                     closure.rotation_b)):
+                frame = robot._arrays.link_offset[link][0]
+                rot = frame[:9].reshape(3, 3)
+                row[column] = robot._body_of(link)
+                row[column + 1:column + 10] = (rot @ rotation).ravel()
+                row[column + 10:column + 13] = frame[9:] + rot @ offset
+            row[loop_closures.R_ROWS + np.array(closure.rows)] = 1.0
+        return np.concatenate([header, self._passive.astype(float), rows.ravel()])
+
     def _new_block(self) -> None:
         """Lay out the compiled step's block (integrators.block_size): control, rows, scratch."""
         if not (hasattr(self, '_params') and hasattr(self, '_wrench_rows')):
@@ -235,9 +268,16 @@ class Simulator:
         n, wrench_count = self.robot.dof, self._wrench_rows.shape[0]
         self._control[integrators.C_WRENCHES] = wrench_count
         size = integrators.block_size.py_func(n, self.robot._model.shape[0] - 1, wrench_count)
+        start = size
+        if self._chain is not None:   # the closed chain's data follow (loop_closures)
+            size += loop_closures.chain_size.py_func(n, len(self.closures.closures),
+                                                     self.closures.m)
         block = np.zeros(size)
         parts = [self._control, self._params.ravel(), self._wrench_rows.ravel()]
         block[:sum(part.size for part in parts)] = np.concatenate(parts)
+        if self._chain is not None:
+            block[start:start + self._chain.size] = self._chain
+            self._chain = block[start:start + self._chain.size]   # seen by the step
         self._block = block
         self._control = block[:integrators.NCONTROL]   # one array, seen by both calls
         self._control[integrators.C_COUNT] = 1
@@ -296,6 +336,7 @@ class Simulator:
         self._control[integrators.C_KINETIC_SCALE] = self._kinetic
         if self.closures is not None:
             self._lock_sign = self.closures.lock_orientation(self.q)
+            self._chain[loop_closures.K_LOCK_SIGN] = self._lock_sign
 
     def set_effort(self, effort) -> None:
         """
@@ -402,27 +443,12 @@ class Simulator:
             return 0.0
         return float(np.max(np.abs(self.closures.residual(self.q))))
 
-    def _advance(self, q: np.ndarray, qd: np.ndarray, dt: float) -> tuple:
-        if self._integrator == 'semi_implicit_euler':
-            qd = qd + dt * self.acceleration(q, qd)
-            return q + dt * qd, qd
-        k1v = self.acceleration(q, qd)
-        k2v = self.acceleration(q + 0.5 * dt * qd, qd + 0.5 * dt * k1v)
-        qd2 = qd + 0.5 * dt * k1v
-        k3v = self.acceleration(q + 0.5 * dt * qd2, qd + 0.5 * dt * k2v)
-        qd3 = qd + 0.5 * dt * k2v
-        k4v = self.acceleration(q + dt * qd3, qd + dt * k3v)
-        qd4 = qd + dt * k3v
-        q_next = q + dt / 6.0 * (qd + 2.0 * qd2 + 2.0 * qd3 + qd4)
-        qd_next = qd + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v)
-        return q_next, qd_next
-
     def step(self, count: int = 1) -> None:
         """
         Advance ``count`` steps; on SimulationDiverged the last good state is kept.
 
-        Without closures the steps run in one compiled call
-        (integrators.simulation_steps); a closed chain's steps run here.
+        The steps run in one compiled call (integrators.simulation_steps, or
+        constrained_steps for a closed chain).
         """
         call = self._step_call
         if count != 1 or call is None or self._step_model is not self.robot._model:
@@ -437,16 +463,12 @@ class Simulator:
             self._raise_step_error(status)
 
     def _steps(self, count: int) -> None:
-        """Advance ``count`` steps: the closures' Python steps, a block, or a first step."""
-        if self.closures is not None:
-            for _ in range(int(count)):
-                self._constrained_step()
-            return
+        """Advance ``count`` steps: a block, or a first step."""
         if count >= _BLOCK_STEPS:   # numba's dispatcher: more per call, but the GIL released
-            ensure_compiled(simulation_steps)
+            steps = simulation_steps if self.closures is None else integrators.constrained_steps
+            ensure_compiled(steps)
             q, qd = self.q.copy(), self.qd.copy()
-            status = simulation_steps(self.robot._model, q, qd, self.effort, self._block,
-                                      int(count))
+            status = steps(self.robot._model, q, qd, self.effort, self._block, int(count))
         else:   # the C callback
             call = self._step_call
             if call is None or self._step_model is not self.robot._model:
@@ -464,15 +486,28 @@ class Simulator:
 
     def _bind_step(self):
         """Bind the compiled step (a C callback) to the model and this simulator's block."""
-        ensure_compiled(integrators.simulation_steps_entry)
+        entry = (integrators.simulation_steps_entry if self.closures is None
+                 else integrators.constrained_steps_entry)
+        ensure_compiled(entry)
         self._step_model = model = self.robot._model
-        self._step_call = StateCall(integrators.simulation_steps_entry.address, model,
-                                    self.robot.dof, 3, (2, self.robot.dof), self._block)
+        self._step_call = StateCall(entry.address, model, self.robot.dof, 3,
+                                    (2, self.robot.dof), self._block)
         return self._step_call
 
     def _raise_step_error(self, status: int) -> None:
         """Raise the error of a refused compiled step (the state was kept)."""
         where = f't = {self.t:.6f} s'
+        if self.closures is not None and (status == integrators.LOCKED or status < 0):
+            if status == integrators.LOCKED:
+                message = (f'the step to {self.t + self._dt:.6f} s reaches or crosses a singular '
+                           f'configuration from q = {np.round(self.q, 6).tolist()} (links '
+                           "aligned: the mechanism locks; the determinant of Jc's passive "
+                           'columns changes sign)')
+            else:   # as ClosedChain.forward_dynamics's error
+                message = (f'closures {[c.name for c in self.closures.closures]}: the KKT '
+                           f'matrix is singular at q = {np.round(self.q, 6).tolist()} (a '
+                           'singular configuration)')
+            raise SimulationSingular(f'{where}: {message}; kept the last good state')
         if status == integrators.ENERGY_GREW:
             control = self._control
             raise SimulationDiverged(
@@ -488,53 +523,6 @@ class Simulator:
             message = 'the state became non-finite'
         raise SimulationDiverged(f'{where} (dt = {self._dt} s): {message}; kept the last good '
                                  'state') from None
-
-    def _constrained_step(self) -> None:
-        """Advance a closed chain one step (the same checks as the compiled step)."""
-        try:
-            q, qd = self._advance(self.q, self.qd, self._dt)
-            if not (np.isfinite(q).all() and np.isfinite(qd).all()):
-                raise ValueError('the state became non-finite')
-            self._check_lock(q)
-        except ConstraintSingularity as error:
-            raise SimulationSingular(f't = {self.t:.6f} s: {error}; kept the last good '
-                                     'state') from None
-        except ValueError as error:   # non-finite effort or state
-            raise SimulationDiverged(f't = {self.t:.6f} s (dt = {self._dt} s): {error}; '
-                                     'kept the last good state') from None
-        control = self._control
-        previous = self.q, self.qd
-        self.q, self.qd = q, qd
-        if self.has_input:
-            control[integrators.C_REFERENCE] = np.nan   # measured again once the input stops
-            control[integrators.C_TIME] += self._dt
-            return
-        if np.isnan(control[integrators.C_REFERENCE]):
-            control[integrators.C_REFERENCE] = self._energy_of(*previous)
-            control[integrators.C_KINETIC_SCALE] = self._kinetic
-        reference = control[integrators.C_REFERENCE]
-        energy = self._finite_energy(q, qd)   # the step checked q, qd
-        scale = control[integrators.C_KINETIC_SCALE] = max(
-            control[integrators.C_KINETIC_SCALE], self._kinetic)
-        tolerance = self.energy_tolerance
-        # as integrators.simulation_steps: the growth is judged also against the largest
-        # kinetic energy seen since the reference was taken
-        if (energy > reference + tolerance * max(1.0, abs(reference))
-                and energy > reference + tolerance * max(1.0, abs(reference), scale)):
-            self.q, self.qd = previous
-            raise SimulationDiverged(
-                f't = {self.t:.6f} s: energy grew from {reference:.6g} J to {energy:.6g} J '
-                f'with no input (dt = {self._dt} s too large?); kept the last good state')
-        control[integrators.C_REFERENCE] = min(reference, energy)
-        control[integrators.C_TIME] += self._dt
-
-    def _check_lock(self, q: np.ndarray) -> None:
-        """Raise ConstraintSingularity if the step to q reached or jumped over a lock."""
-        if self.closures.singularity_margin(q, self._lock_sign) <= 0.0:
-            raise ConstraintSingularity(
-                f'the step to {self.t + self._dt:.6f} s reaches or crosses a singular '
-                f'configuration from q = {np.round(self.q, 6).tolist()} (links aligned: the '
-                "mechanism locks; the determinant of Jc's passive columns changes sign)")
 
     def energy(self) -> float:
         """Return the total energy in J: kinetic, potential and limit springs."""
