@@ -19,7 +19,7 @@ The reference is the circle of Ghosal's worked example (centre (1.2, 1.2) m in
 the arm's plane, radius 0.2 m, 10 s per revolution), given to the controller
 once as a ``target_trajectory`` (sampled every 10 ms), so the command depends
 on each joint state alone; the simulator (RK4, 1 ms, as fast as possible)
-advances only when the controller has answered. ``run_circle`` returns every
+advances only when the controller and this process have answered. ``run_circle`` returns every
 joint state the simulator published and the tool's tracking error; the test
 (test_lockstep.py) and the benchmark (benchmarks/bench_lockstep.py) use it.
 """
@@ -113,7 +113,7 @@ def run_circle(seconds: float, timeout: float = 600.0, **simulator) -> dict:
     ns = unique_namespace()
     private = {'/clock': f'{ns}/clock', '/diagnostics': f'{ns}/diagnostics'}
     parameters = {'urdf_path': URDF, 'real_time_factor': 0.0, 'lockstep': True,
-                  'start_paused': True, 'lockstep_timeout': 30.0,
+                  'start_paused': True, 'lockstep_timeout': 30.0, 'lockstep_answers': 2,
                   'initial_positions.shoulder': float(q0[0]),
                   'initial_positions.elbow': float(q0[1])}
     parameters.update(simulator)
@@ -130,12 +130,22 @@ def run_circle(seconds: float, timeout: float = 600.0, **simulator) -> dict:
     publisher.publish(circle_message(seconds + 0.5))
     states, commands = [], []
     every = QoSProfile(depth=100000, reliability=ReliabilityPolicy.RELIABLE)
-    client.node.create_subscription(JointState, 'joint_states', states.append, every)
+    # this process is the second lockstep participant: its answer (an empty JointState on
+    # ~/joint_commands, which changes no effort) lets the simulator go on only once it got the
+    # state, so a loaded machine cannot make it miss one (the publisher keeps 10)
+    answers = client.node.create_publisher(JointState, 'simulator/joint_commands', every)
+    empty = JointState()
+
+    def record(message: JointState) -> None:
+        states.append(message)
+        answers.publish(empty)
+    client.node.create_subscription(JointState, 'joint_states', record, every)
     client.node.create_subscription(Float64MultiArray, 'simulator/commands', commands.append,
                                     every)
     try:
         with controller, sim:
-            wait_for(lambda: publisher.get_subscription_count() > 0, 60.0, 'the controller')
+            wait_for(lambda: publisher.get_subscription_count() > 0
+                     and answers.get_subscription_count() > 0, 60.0, 'the controller')
             start_state = ask_start(client, states, commands, q0)
             start = time.monotonic()
             answer = client.call(SetBool, 'simulator/pause', SetBool.Request(data=False))
