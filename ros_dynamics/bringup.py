@@ -134,51 +134,13 @@ def kick_velocities(text: str) -> dict:
     return velocities
 
 
-def kick(service: str, velocities: dict, after: float, stopping: list) -> None:
-    """
-    Set joint velocities through the simulator's ``~/set_state`` ``after`` s after it serves.
-
-    Runs in a thread of the bringup with an rclpy context of its own (no
-    signal handlers: Ctrl-C stays the bringup's); prints the simulator's answer.
-    """
-    import rclpy
-    from rclpy.context import Context
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.signals import SignalHandlerOptions
-    from ros_dynamics.srv import SetJointState
-    context = Context()
-    rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
-    node = rclpy.create_node('bringup_kick', context=context)
-    try:
-        executor = SingleThreadedExecutor(context=context)
-        executor.add_node(node)
-        client = node.create_client(SetJointState, service)
-        while not stopping and not client.wait_for_service(timeout_sec=0.2):
-            pass
-        due = time.monotonic() + after   # counted from the simulator serving
-        while not stopping and time.monotonic() < due:
-            time.sleep(0.05)
-        if stopping:
-            return
-        future = client.call_async(SetJointState.Request(
-            name=list(velocities), velocity=list(velocities.values())))
-        executor.spin_until_future_complete(future, timeout_sec=10.0)
-        answer = future.result()
-        print(f'[bringup] kick {velocities} rad/s: '
-              + (answer.message if answer is not None else 'no answer within 10 s'),
-              flush=True)
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
-
-
 def run(robot: str, nodes: list, extra: list, timeout: float = 10.0,
         velocities: Optional[dict] = None, kick_after: float = 5.0) -> int:
     """
     Start every node, wait until one exits or a signal comes, then stop them all.
 
     ``velocities`` ({joint: rad/s}): set them through the simulator's
-    ``~/set_state`` ``kick_after`` s after it serves (see ``kick``).
+    ``~/set_state`` ``kick_after`` s after it serves (``ros_dynamics.nodes.kick``).
     """
     commands = [command(node, robot, extra) for node in nodes]   # fail before starting any
     processes = []
@@ -193,6 +155,7 @@ def run(robot: str, nodes: list, extra: list, timeout: float = 10.0,
         processes.append(subprocess.Popen(args, start_new_session=True))
     print('[bringup] running; Ctrl-C (SIGINT) or SIGTERM stops every node', flush=True)
     if velocities:
+        from ros_dynamics.nodes.kick import kick   # rclpy: only when kicking
         simulator = next(n.name for n in nodes if n.executable == 'simulator_node')
         threading.Thread(target=kick, args=(f'/{simulator}/set_state', velocities, kick_after,
                                             stopping), daemon=True).start()

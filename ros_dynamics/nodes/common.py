@@ -47,6 +47,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 import rclpy
+from rclpy.clock import JumpThreshold
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
@@ -385,6 +386,74 @@ class Timing:
         window = self._samples[:n]
         return {'count': str(self._count), 'p50_ms': f'{np.percentile(window, 50):.4f}',
                 'p99_ms': f'{np.percentile(window, 99):.4f}', 'max_ms': f'{window.max():.4f}'}
+
+
+class NodeTime:
+    """
+    The node clock's time in nanoseconds, at the cost of ``time.time_ns`` when it can.
+
+    A node's ROS clock reads the system clock (CLOCK_REALTIME, what
+    ``time.time_ns`` reads) unless simulated time is active (``use_sim_time``
+    and /clock); ``Clock.now`` builds a ``Time`` object either way (4-6 us
+    of CPU, a hundredth of a 1 kHz stream's budget per message). This
+    follows the switch through the clock's jump callback for activation and
+    deactivation, and reads ``Clock.now`` only while simulated time is active.
+    """
+
+    def __init__(self, node: Node) -> None:
+        """Follow ``node``'s clock."""
+        self._clock = node.get_clock()
+        self._simulated = self._clock.ros_time_is_active
+        self._jump = self._clock.create_jump_callback(
+            JumpThreshold(min_forward=None, min_backward=None, on_clock_change=True),
+            post_callback=self._on_clock_change)
+
+    def _on_clock_change(self, jump) -> None:
+        self._simulated = self._clock.ros_time_is_active
+
+    def nanoseconds(self) -> int:
+        """Return the node clock's time (int ns since the epoch, or of simulated time)."""
+        if self._simulated:
+            return self._clock.now().nanoseconds
+        return time.time_ns()
+
+
+class Watchdog:
+    """
+    Call ``check()`` every ``period`` seconds of steady time in a thread of its own.
+
+    An rclpy timer would do the same on the executor, at 140-350 us of CPU
+    per firing with the EventsExecutor (990 us with the single-threaded one,
+    benchmarks/RESULTS.md): at 50 Hz that is more CPU than a 1 kHz stream's
+    own work. A thread sleeping on an event costs a few microseconds a
+    wake-up. ``check`` must be thread-safe against the executor's callbacks
+    (rclpy's publishers are). ``stop()`` ends the thread; a failing check
+    is logged and the watchdog keeps running.
+    """
+
+    def __init__(self, node: Node, period: float, check: Callable[[], None]) -> None:
+        """Start calling ``check`` every ``period`` s (> 0)."""
+        self._node, self._period, self._check = node, float(period), check
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f'{node.get_name()}_watchdog')
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopped.wait(self._period):
+            try:
+                self._check()
+            except Exception:  # noqa: B902 - a failing check must not end the watchdog
+                if self._stopped.is_set() or not self._node.context.ok():
+                    return
+                self._node.get_logger().error(f'watchdog: {traceback.format_exc()}',
+                                              throttle_duration_sec=5.0)
+
+    def stop(self) -> None:
+        """Stop the thread and wait for it (at most one period and one check)."""
+        self._stopped.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=5.0)
 
 
 def timed(timing: Timing) -> Callable:

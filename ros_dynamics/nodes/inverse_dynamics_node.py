@@ -82,7 +82,6 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics.actuator_report import trajectory_efforts
@@ -90,7 +89,8 @@ from ros_dynamics.control import computed_torque
 from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes import cdr
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
-                                       matrix_message, ModelSource, OVERFLOW, Timing)
+                                       matrix_message, ModelSource, NodeTime, OVERFLOW,
+                                       Timing, Watchdog)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
 from ros_dynamics.nodes.payload_estimation import PayloadEstimation
@@ -238,6 +238,8 @@ class InverseDynamicsNode(Node):
         self._window = {'received': 0, 'stale': 0, 'offset': 0.0}   # since the last diagnostics
         self._last_command_time: Optional[float] = None   # node-clock s of the last command
         self._zeroed = True   # no command out that a controller could be holding
+        self._command_lock = threading.Lock()   # the stream's callback vs the watchdog thread
+        self._time = NodeTime(self)
         problem = self._check(self._values())
         if problem:
             raise ValueError(problem)
@@ -259,7 +261,14 @@ class InverseDynamicsNode(Node):
         self._payloads = PayloadInterface(self, self._models)
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self.create_timer(period, self._publish_diagnostics)
-        self.create_timer(0.02, self._watch_input, clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self._watchdog = Watchdog(self, 0.02, self._watch_input)
+
+    def destroy_node(self) -> None:
+        """Stop the watchdog thread, then destroy the node."""
+        watchdog = getattr(self, '_watchdog', None)
+        if watchdog is not None:
+            watchdog.stop()
+        super().destroy_node()
 
     # ------------------------------------------------------------------ configuration
     def _values(self, **changes) -> dict:
@@ -448,8 +457,8 @@ class InverseDynamicsNode(Node):
         feedforward = self._feedforward
         if feedforward is None:
             return
-        now = self.get_clock().now()
-        seconds = now.nanoseconds * 1e-9
+        now = self._time.nanoseconds()
+        seconds = now * 1e-9
         stamp = stamp_ns * 1e-9
         window = self._window
         window['received'] += 1
@@ -457,8 +466,8 @@ class InverseDynamicsNode(Node):
             window['offset'] = seconds - stamp
             self._stale()
             return
-        feedforward.state.merge(names, position, velocity, seconds)
-        if not feedforward.state.fresh(seconds, self._timeout):
+        if not (feedforward.state.merge(names, position, velocity, seconds)
+                or feedforward.state.fresh(seconds, self._timeout)):
             self._stale()   # a required joint never or not recently received
             return
         self._estimation.add(seconds, feedforward.state.q, feedforward.state.qd, effort, names)
@@ -473,14 +482,19 @@ class InverseDynamicsNode(Node):
             lowest, highest = feedforward.effort_bounds
             np.minimum(tau, highest, out=tau)
             np.maximum(tau, lowest, out=tau)
-        self._send(tau.take(feedforward.output_index), feedforward.joints, now)
-        self._zeroed = False
-        self._last_command_time = seconds
+        with self._command_lock:   # a command and its time, as one for the watchdog
+            self._send(tau.take(feedforward.output_index), feedforward.joints, now)
+            self._zeroed = False
+            self._last_command_time = seconds
         self._published += 1
         self._timing.add(time.perf_counter() - start)
 
-    def _send(self, efforts: np.ndarray, joints: list, now) -> None:
-        """Publish ``efforts`` (N m or N, (len(joints),)) on commands (and effort_commands)."""
+    def _send(self, efforts: np.ndarray, joints: list, now: int) -> None:
+        """
+        Publish ``efforts`` (N m or N, (len(joints),)) on commands (and effort_commands).
+
+        now: the node clock's time (int ns), the stamp of effort_commands.
+        """
         if self._state_view is not None:   # bytes written into the reused message
             writer = self._command_writer
             if writer is None or writer.values.shape != efforts.shape:
@@ -491,7 +505,7 @@ class InverseDynamicsNode(Node):
             self._commands.publish(Float64MultiArray(data=efforts.tolist()))
         if self._publish_joint_state:
             state = JointState()
-            state.header.stamp = now.to_msg()
+            state.header.stamp.sec, state.header.stamp.nanosec = divmod(now, 1_000_000_000)
             state.name = joints
             state.effort = efforts.tolist()
             self._effort_states.publish(state)
@@ -508,13 +522,14 @@ class InverseDynamicsNode(Node):
         self._window['stale'] += 1
 
     def _release(self, reason: str) -> None:
+        """Let go of the arm once (under the command lock): a zero command, or none."""
         feedforward = self._feedforward
         if self._zeroed or feedforward is None:
             return
         self._zeroed = True
         if self._on_stale == 'zero':
             self._send(np.zeros(len(feedforward.joints)), feedforward.joints,
-                       self.get_clock().now())
+                       self._time.nanoseconds())
             self.get_logger().warning(f'{reason}: zero effort sent once (on_stale: zero)')
         else:
             self.get_logger().warning(f'{reason}: no command (on_stale: silent)')
@@ -523,15 +538,16 @@ class InverseDynamicsNode(Node):
         """
         Watchdog: no fresh joint state for state_timeout s of the node clock is stale too.
 
-        Fired by a steady-clock timer (it runs whatever the node clock does) and
-        measured on the node clock (simulated time under use_sim_time: a
-        paused simulation is not a stale one).
+        Called every 20 ms of steady time by the ``Watchdog`` thread (it runs
+        whatever the node clock does) and measured on the node clock (simulated
+        time under use_sim_time: a paused simulation is not a stale one).
         """
-        last = self._last_command_time
-        if last is None or self._zeroed:
-            return
-        if self.get_clock().now().nanoseconds * 1e-9 - last > self._timeout:
-            self._release(f'no fresh joint state for {self._timeout} s')
+        with self._command_lock:
+            last = self._last_command_time
+            if last is None or self._zeroed:
+                return
+            if self._time.nanoseconds() * 1e-9 - last > self._timeout:
+                self._release(f'no fresh joint state for {self._timeout} s')
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         tau = self._rigid_torque(feedforward)

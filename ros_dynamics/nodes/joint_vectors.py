@@ -136,16 +136,28 @@ class JointStateBuffer:
         self._message_index: dict = {}
 
     def merge(self, names: Sequence[str], positions: Sequence[float],
-              velocities: Sequence[float], now: float) -> None:
-        """Merge one message's joints; unknown joints and non-finite values are ignored."""
-        key = tuple(names)
-        index = self._message_index.get(key)
-        if index is None:
-            index = [None if n in self._ignored else self.vectors.index.get(n) for n in names]
-            if len(self._message_index) >= 64:   # garbage names must not grow it without bound
-                self._message_index.clear()
-            self._message_index[key] = index
+              velocities: Sequence[float], now: float) -> bool:
+        """
+        Merge one message's joints; unknown joints and non-finite values are ignored.
+
+        Return True when the message alone made the state fresh (it holds
+        every required joint, all of them finite): ``fresh`` need not be asked.
+        """
+        key = tuple(names)   # the same object when names is a tuple already
+        order = self._message_index.get(key)
+        if order is None:
+            order = self._order(key)
+        index, known, covers = order
         has_velocity = len(velocities) == len(names)
+        if known is not None and len(positions) == len(names) \
+                and math.isfinite(np.add.reduce(positions)) \
+                and (not has_velocity or math.isfinite(np.add.reduce(velocities))):
+            # every name a model joint, every value finite (a finite sum): one fancy write each
+            self.q[known] = positions
+            self.updated[known] = now
+            if has_velocity:
+                self.qd[known] = velocities
+            return covers
         for k, (j, position) in enumerate(zip(index, positions)):
             if j is None or not math.isfinite(position):
                 continue
@@ -153,6 +165,26 @@ class JointStateBuffer:
             self.updated[j] = now
             if has_velocity and math.isfinite(velocities[k]):
                 self.qd[j] = velocities[k]
+        return False
+
+    def _order(self, key: tuple) -> tuple:
+        """
+        Return (index, known, covers) for a message's name order, and keep it.
+
+        index: the model index of each name (None for unknown or ignored
+        ones); known: the same as an index array when every name is known and
+        used once, else None; covers: whether the names include every required
+        joint (a finite message then makes the state fresh by itself).
+        """
+        index = [None if n in self._ignored else self.vectors.index.get(n) for n in key]
+        used = [j for j in index if j is not None]
+        known = (np.array(index, dtype=np.intp)
+                 if len(used) == len(index) and len(set(used)) == len(used) else None)
+        covers = bool(self.required[sorted(set(used))].sum() == self.required.sum())
+        if len(self._message_index) >= 64:   # garbage names must not grow it without bound
+            self._message_index.clear()
+        order = self._message_index[key] = (index, known, covers)
+        return order
 
     def fresh(self, now: float, timeout: float) -> bool:
         """Return True if every required joint was updated within ``timeout`` s of ``now``."""
