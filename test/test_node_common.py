@@ -26,7 +26,8 @@ from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
-from ros_dynamics.nodes.common import DESCRIPTION_QOS, guarded, ModelSource  # noqa: E402
+from ros_dynamics.nodes.common import (DESCRIPTION_QOS, guarded, ModelSource,  # noqa: E402
+                                       NodeTime, Watchdog)
 from std_msgs.msg import String  # noqa: E402
 
 ONE_JOINT = """<robot name="{name}"><link name="base"/><link name="arm"><inertial>
@@ -128,3 +129,36 @@ def test_guard_turns_errors_into_answers():
     response = server.bug(None, _Response())
     assert response.success is False and 'internal error: KeyError' in response.message
     assert server.fine(None, _Response()).success is True
+
+
+def test_node_time_follows_the_switch_to_simulated_time_and_back(ros):
+    """NodeTime reads what the node clock reads: system time, /clock time while simulated."""
+    make, _ = ros
+    node = make('node_time')
+    clock = NodeTime(node)
+    assert abs(clock.nanoseconds() - node.get_clock().now().nanoseconds) < 50_000_000
+    node.set_parameters([Parameter('use_sim_time', value=True)])
+    assert clock.nanoseconds() == node.get_clock().now().nanoseconds == 0   # no /clock yet
+    node.set_parameters([Parameter('use_sim_time', value=False)])
+    assert abs(clock.nanoseconds() - time.time_ns()) < 50_000_000
+
+
+def test_watchdog_checks_periodically_and_stops(ros):
+    """The watchdog thread calls its check every period, survives a failing one, and stops."""
+    make, _ = ros
+    node = make('watchdog')
+    calls = []
+
+    def check():
+        calls.append(time.monotonic())
+        if len(calls) == 2:
+            raise RuntimeError('a failing check is logged, not fatal')
+    watchdog = Watchdog(node, 0.01, check)
+    deadline = time.monotonic() + 10.0
+    while len(calls) < 5:
+        assert time.monotonic() < deadline, 'the watchdog stopped calling'
+        time.sleep(0.01)
+    watchdog.stop()
+    count = len(calls)
+    time.sleep(0.05)
+    assert len(calls) == count
