@@ -132,7 +132,7 @@ def test_guard_turns_errors_into_answers():
 
 
 def test_node_time_follows_the_switch_to_simulated_time_and_back(ros):
-    """NodeTime reads what the node clock reads: system time, /clock time while simulated."""
+    """The NodeTime reads what the node clock reads: system time, /clock time if simulated."""
     make, _ = ros
     node = make('node_time')
     clock = NodeTime(node)
