@@ -18,7 +18,7 @@ build: setup
 	@.venv/bin/python -S scripts/venv_pth.py   # .venv/bin/python imports install/ too
 
 test: build
-	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra $(PYTEST_ARGS)
+	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra --durations=25 $(PYTEST_ARGS)
 
 # the fuzzers with 20 times the test budget (prints the cases per outcome class), then the
 # 10-minute soak of the feedforward stream (SOAK_MINUTES)
