@@ -124,7 +124,6 @@ def real_arm(robot_class):
 
 def features_tables(repeats: int, count: int) -> None:
     """Print tables 1-3."""
-    import numpy as np
     from ros_dynamics import RobotModel
     plain, real = RobotModel.from_urdf_file(PANDA), real_arm(RobotModel)
     q, qd, qdd = states(plain.dof, 16)

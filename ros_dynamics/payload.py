@@ -94,7 +94,7 @@ def _floats(value, shape: tuple) -> Optional[list]:
 
 
 def _numpy_floats(value, shape: tuple) -> Optional[list]:
-    """Return ``value`` converted by numpy as a flat list of finite floats of ``shape``, or None."""
+    """Return ``value`` converted by numpy, a flat list of finite floats of ``shape``, or None."""
     try:
         array = np.asarray(value)
         if array.dtype.kind not in 'biufO':   # text (numpy would parse it), complex, ...

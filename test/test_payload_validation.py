@@ -29,12 +29,11 @@ import threading
 
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
-
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
 from ros_dynamics.payload import (consistency_tolerance, is_consistent, validated_parts,
                                   validated_payload)
+from scipy.spatial.transform import Rotation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
