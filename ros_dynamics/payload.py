@@ -210,7 +210,7 @@ def is_consistent(moments: tuple) -> bool:
     criterion on the shifted Sigma + tol E (positive definite exactly when
     its leading principal minors are > 0), evaluated stably as the pivots of
     its LDL^T factorisation, d_k = Delta_k / Delta_(k-1) (Golub and Van Loan,
-    "Matrix Computations", 4th ed., 4.1-4.2). The computed pivots are exact
+    "Matrix Computations", 4th ed., section 4.2). The computed pivots are exact
     for a matrix within about 1e-15 tr(Sigma) of Sigma + tol E, so the answer
     is that of numpy's eigvalsh(Sigma).min() >= -tol except within that band;
     a thin rod or a flat plate (an eigenvalue of Sigma exactly 0) passes.
@@ -264,8 +264,8 @@ def body_inertia_row(mass: float, com: list, moments: Optional[tuple], offset: l
     mass (kg), com (3 floats, link frame, m), moments (xx, yy, zz, xy, xz,
     yz) about com in link axes (kg m^2) or None for a point mass; offset:
     12 floats, the link's pose in the body frame (rotation row-major, then
-    position), as ``ModelArrays.link_offset``. Parallel-axis theorem
-    (Featherstone, "Rigid Body Dynamics Algorithms", 2008, eq. 2.63).
+    position), as ``ModelArrays.link_offset``. The parallel-axis theorem
+    (Featherstone, "Rigid Body Dynamics Algorithms", 2008, chapter 2).
     """
     r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = offset
     m = mass
