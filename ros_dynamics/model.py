@@ -372,10 +372,11 @@ class RobotModel:
         """
         Swap in a packed model of the current gravity, actuators and payloads (hold the lock).
 
-        The model without payloads is kept (``_unloaded``), so a payload change
-        only copies it and adds the payloads' inertia rows. One reference
-        assignment, then the bound calls are dropped: a call that bound the
-        old model while this ran drops its binding again (_bind).
+        The model without payloads is kept (``_unloaded``): payloads_only
+        copies it and writes the rows of the bodies carrying payloads. A single
+        payload or the armature changes only a row or a column of a copy
+        (``_with_body_row``, the ``armature`` setter); the result is the same,
+        bit for bit. Swapped in by ``_swap``.
         """
         if not payloads_only:
             actuator = np.zeros((self._ints.shape[0], NACTUATOR))
