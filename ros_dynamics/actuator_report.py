@@ -62,12 +62,15 @@ def rms_over_time(values: np.ndarray, times: np.ndarray) -> np.ndarray:
     return np.sqrt(np.trapezoid(values ** 2, times, axis=0) / (times[-1] - times[0]))
 
 
-def trajectory_efforts(robot: RobotModel, times, q, qd, qdd) -> tuple:
+def trajectory_efforts(robot: RobotModel, times, q, qd, qdd, friction: bool = False) -> tuple:
     """
     Return (efforts (N, dof), [JointReport], [LimitViolation]) for a sampled trajectory.
 
     ``times`` (N,) in s must be finite and non-decreasing; q, qd, qdd are
-    (N, dof) in ``robot.joint_names`` order.
+    (N, dof) in ``robot.joint_names`` order. friction: add the model's joint
+    friction at qd (``robot.inverse_dynamics(..., friction=True)``), so that
+    the efforts, the report and the effort-limit check are the torque the
+    actuators must deliver, not the rigid-body torque alone.
     """
     times = np.asarray(times, dtype=float)
     q, qd, qdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, qd, qdd))
@@ -76,7 +79,7 @@ def trajectory_efforts(robot: RobotModel, times, q, qd, qdd) -> tuple:
                          f'got shape {times.shape}')
     if not np.all(np.isfinite(times)) or np.any(np.diff(times) < 0.0):
         raise ValueError('times: must be finite and non-decreasing')
-    efforts = robot.inverse_dynamics(q, qd, qdd)
+    efforts = robot.inverse_dynamics(q, qd, qdd, friction=friction)
     power = np.abs(efforts * qd)
     rms = rms_over_time(efforts, times)
     reports = [JointReport(name, float(np.max(np.abs(efforts[:, k]))), float(rms[k]),

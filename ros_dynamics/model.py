@@ -38,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 import copy
 import dataclasses
 import difflib
+import math
 import os
 import threading
 from typing import Callable, Mapping, Optional, Sequence
@@ -51,9 +52,9 @@ from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
 from ros_dynamics.actuators.parameters import ActuatorParameters
 from ros_dynamics.exceptions import BatchTooLargeError, SingularMassMatrixError
-from ros_dynamics.joints import INERTIA_COLUMNS, NACTUATOR, pack
+from ros_dynamics.joints import COL_ARMATURE, INERTIA_COLUMNS, NACTUATOR, pack
 from ros_dynamics.model_build import build_model_arrays, limits
-from ros_dynamics.payload import body_inertia_row, Payload, validated_payload
+from ros_dynamics.payload import body_inertia_row, Payload, payload_of, validated_parts
 from ros_dynamics.urdf import parse_urdf_string, read_urdf_file, RobotSpec
 
 FRAMES = ('world_aligned', 'local', 'world')
@@ -121,6 +122,9 @@ _LINK_ENTRIES = {'pose': (jacobian.link_transform_entry, (4, 4)),
 def _unbound(*states) -> None:
     """Stand in for a single-state call not bound yet: always take the general path."""
     return None
+
+
+_UNBOUND = dict.fromkeys(_CALLS, _unbound)
 
 
 # dtype kinds a float64 holds (bool, signed and unsigned integers, floats of any width)
@@ -274,8 +278,9 @@ class RobotModel:
         self._coordinate_body = np.array([i for i, name in enumerate(arrays.body_joints)
                                           if name in independent], dtype=np.int64)
         self._update_lock = threading.Lock()
-        self._payloads = {}         # link -> Payload
-        self._payload_rows = {}     # link -> (body, its (10,) inertia row)
+        # link -> (body, (mass, com, moments) as validated_parts, its (10,) inertia row);
+        # replaced, never changed in place
+        self._payloads = {}
         if not isinstance(actuators, ActuatorParameters):
             followers = {name: spec.joints[name].mimic.joint for name in arrays.body_joints
                          if name not in independent}
@@ -367,10 +372,11 @@ class RobotModel:
         """
         Swap in a packed model of the current gravity, actuators and payloads (hold the lock).
 
-        The model without payloads is kept (``_unloaded``), so a payload change
-        only copies it and adds the payloads' inertia rows. One reference
-        assignment, then the bound calls are dropped: a call that bound the
-        old model while this ran drops its binding again (_bind).
+        The model without payloads is kept (``_unloaded``): payloads_only
+        copies it and writes the rows of the bodies carrying payloads. A single
+        payload or the armature changes only a row or a column of a copy
+        (``_with_body_row``, the ``armature`` setter); the result is the same,
+        bit for bit. Swapped in by ``_swap``.
         """
         if not payloads_only:
             actuator = np.zeros((self._ints.shape[0], NACTUATOR))
@@ -379,13 +385,41 @@ class RobotModel:
                                   self._singular_tolerance, actuator,
                                   self._actuators.friction_velocity)
         model = self._unloaded
-        if self._payload_rows:
+        if self._payloads:
             model = model.copy()
-            for body, row in self._payload_rows.values():
-                model[body, INERTIA_COLUMNS] += row
+            for body in {body for body, _, _ in self._payloads.values()}:
+                model[body, INERTIA_COLUMNS] = self._loaded_row(body)
             model.setflags(write=False)
+        self._swap(model)
+
+    def _loaded_row(self, body: int) -> np.ndarray:
+        """Return the (m, h, ibar) columns of ``body`` with its payloads (hold the lock)."""
+        row = self._unloaded[body, INERTIA_COLUMNS]
+        for carrier, _, payload_row in self._payloads.values():
+            if carrier == body:
+                row = row + payload_row
+        return row
+
+    def _swap(self, model: np.ndarray) -> None:
+        """
+        Make ``model`` the packed model every later call uses (hold the lock).
+
+        A new read-only array is swapped in by one reference assignment and
+        never written afterwards: a call in flight on another thread keeps
+        the array it started with (writing the live array in place could let
+        it read half a row, e.g. the new mass with the old first moment).
+        Then the bound calls, which hold the old array, are dropped; a call
+        that bound the old model while this ran drops its binding again (_bind).
+        """
         self._model = model
         self._unbind()
+
+    def _with_body_row(self, body: int) -> None:
+        """Swap in a copy of the model with ``body``'s inertia row recomputed (hold the lock)."""
+        model = self._model.copy()   # (nb + 1, NCOL): a few hundred floats, well under 1 us
+        model[body, INERTIA_COLUMNS] = self._loaded_row(body)
+        model.setflags(write=False)
+        self._swap(model)
 
     # ------------------------------------------------------------------ actuators
     @property
@@ -430,8 +464,15 @@ class RobotModel:
             raise ValueError(f'armature: expected shape ({self._dof},) for joints '
                              f'{list(self.joint_names)}, got shape {array.shape}')
         with self._update_lock:
-            self._actuators = self._actuators.with_armature(array)
-            self._repack()
+            actuators = self._actuators.with_armature(array)   # validates before any change
+            # only the armature column changes: copy both packed models and write it
+            unloaded, model = self._unloaded.copy(), self._model.copy()
+            unloaded[self._coordinate_body, COL_ARMATURE] = actuators.armature
+            model[self._coordinate_body, COL_ARMATURE] = actuators.armature
+            unloaded.setflags(write=False)
+            model.setflags(write=False)
+            self._actuators, self._unloaded = actuators, unloaded
+            self._swap(model)
 
     def friction_torques(self, qd) -> np.ndarray:
         """
@@ -472,23 +513,28 @@ class RobotModel:
         if body < 0:
             raise ValueError(f'link {link!r} is fixed to the root link {self.root_link!r}: a '
                              'payload there does not move and changes no joint torque')
-        payload = validated_payload(link, mass, com, inertia)
-        row = body_inertia_row(payload, self._arrays.link_offset[link][0])
+        mass, centre, moments = validated_parts(link, mass, com, inertia)
+        row = body_inertia_row(mass, centre, moments, self._arrays.link_offset[link][0].tolist())
+        if not math.isfinite(sum(row)):
+            raise ValueError(f'payload on link {link!r}: mass {mass!r} kg at com {com!r} m '
+                             'overflows its inertia about the body origin; give SI values')
+        row = np.array(row)
         with self._update_lock:
-            payloads, rows = dict(self._payloads), dict(self._payload_rows)
-            payloads[link], rows[link] = payload, (body, row)
-            self._payloads, self._payload_rows = payloads, rows
-            self._repack(payloads_only=True)
+            payloads = dict(self._payloads)
+            payloads[link] = (body, (mass, centre, moments), row)
+            self._payloads = payloads
+            self._with_body_row(body)
 
     def payload(self, link: str) -> Optional[Payload]:
         """Return the Payload (mass, com, inertia) attached to ``link``, or None."""
         self._body_of(link)
-        return self._payloads.get(link)
+        entry = self._payloads.get(link)
+        return None if entry is None else payload_of(*entry[1])
 
     @property
     def payloads(self) -> dict:
         """Return every attached payload, {link: Payload}."""
-        return dict(self._payloads)
+        return {link: payload_of(*parts) for link, (_, parts, _) in self._payloads.items()}
 
     def clear_payload(self, link: Optional[str] = None) -> None:
         """Remove the payload of ``link`` (None: every payload); no error if it has none."""
@@ -496,19 +542,19 @@ class RobotModel:
             self._body_of(link)
         with self._update_lock:
             if link is None:
-                payloads, rows = {}, {}
-            else:
-                payloads, rows = dict(self._payloads), dict(self._payload_rows)
-                if payloads.pop(link, None) is None:
-                    return
-                rows.pop(link)
-            self._payloads, self._payload_rows = payloads, rows
-            self._repack(payloads_only=True)
+                self._payloads = {}
+                self._repack(payloads_only=True)
+                return
+            payloads = dict(self._payloads)
+            entry = payloads.pop(link, None)
+            if entry is None:
+                return
+            self._payloads = payloads
+            self._with_body_row(entry[0])
 
     def _unbind(self) -> None:
         """Forget the bound single-state calls (they hold the packed model)."""
-        for name in _CALLS:
-            setattr(self, name, _unbound)
+        self.__dict__.update(_UNBOUND)
         self._link_calls = {kind: {} for kind in _LINK_ENTRIES}   # kind -> link -> call
         self._jacobian_calls = self._link_calls['jacobian']
 

@@ -78,6 +78,8 @@ def test_inverse_dynamics_service_equals_the_core(ros):
     response = ros.call(InverseDynamics, SERVICE, request)
     assert response.success, response.message
     assert list(response.joint_names) == JOINTS
+    # no actuators YAML, friction_compensation false: neither term is in the answer
+    assert not response.friction_included and not response.armature_included
     expected = ROBOT.inverse_dynamics(q, qd, qdd, {'panda_hand_tcp': [0, 0, 7.0, 0.3, 0, 0]})
     assert np.allclose(response.effort, expected, rtol=0, atol=1e-12)
     assert np.allclose(response.gravity_torques, ROBOT.gravity_torques(q), atol=1e-12)
@@ -102,6 +104,7 @@ def test_forward_and_trajectory_dynamics(ros):
     response = ros.call(ForwardDynamics, 'inverse_dynamics/forward_dynamics', request)
     assert response.success, response.message
     assert np.allclose(response.accelerations, ROBOT.forward_dynamics(q, qd, tau), atol=1e-12)
+    assert not response.friction_included and not response.armature_included
 
     times = np.linspace(0.0, 1.0, 21)
     qs = np.sin(times)[:, None] * np.linspace(0.2, 0.8, ROBOT.dof)
@@ -116,6 +119,7 @@ def test_forward_and_trajectory_dynamics(ros):
     assert response.success, response.message
     efforts = np.array(response.efforts.data).reshape(len(times), ROBOT.dof)
     assert np.allclose(efforts, ROBOT.inverse_dynamics(qs, qds, np.zeros_like(qs)), atol=1e-12)
+    assert not response.friction_included and not response.armature_included
     assert [r.joint for r in response.report] == JOINTS
     assert response.violations   # 5 rad/s exceeds the Panda's 2.175 / 2.61 rad/s limits
     assert all(v.kind == 'velocity' and abs(v.value) > v.limit for v in response.violations)

@@ -31,6 +31,7 @@ revolute joints, N and m for prismatic ones):
 """
 
 from dataclasses import dataclass, fields, replace
+import math
 from typing import Optional, Sequence
 
 import numpy as np
@@ -128,7 +129,8 @@ class ActuatorParameters:
         copy = object.__new__(ActuatorParameters)
         copy.__dict__.update(self.__dict__)
         object.__setattr__(copy, 'armature', array)
-        copy._check('armature')
+        if not all(0.0 <= value < math.inf for value in array.tolist()):   # NaN fails too
+            copy._check('armature')   # raises, naming the joint
         return copy
 
     def columns(self) -> np.ndarray:

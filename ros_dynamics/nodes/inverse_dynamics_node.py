@@ -53,8 +53,13 @@ to rest with the time constant 1 / kd whatever its pose, where the pure
 g(q) keeps any momentum it is given. With ``friction_compensation`` ``reference``
 (``measured``) the joint friction of the model (``actuators`` parameter:
 the actuators YAML; RobotModel.friction_torques) at the reference (measured)
-velocity is added in every mode; the services then add it at the request's
-velocity and say so in ``message``. Payloads: ``~/set_payload`` and the
+velocity is added in every mode; the services include it at the request's
+velocity (``~/inverse_dynamics`` adds it to the effort, ``~/forward_dynamics``
+takes it off the given efforts, ``~/trajectory_dynamics`` adds it at each
+point's velocities, for ``measured`` too: a planned trajectory has no
+measured velocity) and say so in ``friction_included`` and ``message``;
+``armature_included`` says whether the model's armature entered the result.
+Payloads: ``~/set_payload`` and the
 ``payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
 unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
@@ -600,9 +605,14 @@ class InverseDynamicsNode(Node):
             wrenches = wrenches_from(request.external_wrenches)
             effort = model.inverse_dynamics(q, qd, qdd, wrenches or None, friction=friction)
         included = 'included at state.velocity' if friction else 'not included'
+        armature = bool(model.armature.any())
         response.message = (f'friction {included}; armature '
-                            f'{"included" if model.armature.any() else "zero"}; '
+                            f'{"included" if armature else "zero"}; '
                             f'payloads on {sorted(model.payloads) or "no link"}')
+        response.friction_included = friction
+        # g(q) alone has no armature term; M has it
+        response.armature_included = armature and (not request.gravity_only
+                                                   or request.want_mass_matrix)
         response.joint_names = vectors.joint_name_list
         response.effort = doubles(effort)
         if request.want_gravity_torques:
@@ -625,8 +635,13 @@ class InverseDynamicsNode(Node):
         qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
         tau = vectors.vector(names, state.effort, 'state.effort', default=0.0)
         wrenches = wrenches_from(request.external_wrenches)
+        friction = self._friction != 'false'
+        if friction:   # the motors' efforts: friction takes tau_f(qd) of them
+            tau = tau - model.friction_torques(qd)
         response.joint_names = list(model.joint_names)
         response.accelerations = model.forward_dynamics(q, qd, tau, wrenches or None).tolist()
+        response.friction_included = friction
+        response.armature_included = bool(model.armature.any())
         return response
 
     @guarded
@@ -647,7 +662,12 @@ class InverseDynamicsNode(Node):
                                               f'points[{k}].{field}', default, index))
             times.append(point.time_from_start.sec + point.time_from_start.nanosec * 1e-9)
         q, qd, qdd = (np.array(rows[f]) for f in ('positions', 'velocities', 'accelerations'))
-        efforts, reports, violations = trajectory_efforts(model, times, q, qd, qdd)
+        # friction at the points' velocities for reference and measured alike: a planned
+        # trajectory has no measured velocity
+        friction = self._friction != 'false'
+        efforts, reports, violations = trajectory_efforts(model, times, q, qd, qdd, friction)
+        response.friction_included = friction
+        response.armature_included = bool(model.armature.any())
         response.joint_names = list(model.joint_names)
         response.times = times
         response.efforts = matrix_message(efforts)

@@ -115,6 +115,8 @@ class OperationalSpaceNode(Node):
         response.null_space_projector = matrix_message(space.N)
         response.degenerate = space.degenerate
         response.regularization = space.regularization
+        response.friction_included = False   # no friction_compensation here: effort is rigid-body
+        response.armature_included = bool(model.armature.any())
         if request.has_wrench and request.has_acceleration:
             raise ValueError('give a task wrench or a task acceleration, not both')
         force = None
