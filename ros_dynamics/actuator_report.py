@@ -24,6 +24,7 @@ velocity limit is exceeded.
 """
 
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -62,12 +63,15 @@ def rms_over_time(values: np.ndarray, times: np.ndarray) -> np.ndarray:
     return np.sqrt(np.trapezoid(values ** 2, times, axis=0) / (times[-1] - times[0]))
 
 
-def trajectory_efforts(robot: RobotModel, times, q, qd, qdd) -> tuple:
+def trajectory_efforts(robot: RobotModel, times, q, qd, qdd,
+                       inverse_dynamics: Optional[Callable] = None) -> tuple:
     """
     Return (efforts (N, dof), [JointReport], [LimitViolation]) for a sampled trajectory.
 
     ``times`` (N,) in s must be finite and non-decreasing; q, qd, qdd are
-    (N, dof) in ``robot.joint_names`` order.
+    (N, dof) in ``robot.joint_names`` order. ``inverse_dynamics(q, qd, qdd)``
+    computes the efforts (default ``robot.inverse_dynamics``; e.g.
+    ``scale_out.trajectory_torques`` bound to a scheduler).
     """
     times = np.asarray(times, dtype=float)
     q, qd, qdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, qd, qdd))
@@ -76,7 +80,7 @@ def trajectory_efforts(robot: RobotModel, times, q, qd, qdd) -> tuple:
                          f'got shape {times.shape}')
     if not np.all(np.isfinite(times)) or np.any(np.diff(times) < 0.0):
         raise ValueError('times: must be finite and non-decreasing')
-    efforts = robot.inverse_dynamics(q, qd, qdd)
+    efforts = (inverse_dynamics or robot.inverse_dynamics)(q, qd, qdd)
     power = np.abs(efforts * qd)
     rms = rms_over_time(efforts, times)
     reports = [JointReport(name, float(np.max(np.abs(efforts[:, k]))), float(rms[k]),
