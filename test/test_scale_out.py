@@ -117,3 +117,12 @@ def test_cli_bad_scheduler_is_one_line_naming_it(ur5, tmp_path, capsys, address,
     lines = [line for line in err.splitlines() if line.startswith('ros-dynamics: error:')]
     assert len(lines) == 1 and 'Traceback' not in err
     assert all(fragment in lines[0] for fragment in fragments), lines[0]
+
+
+@pytest.mark.parametrize('option, value', [('--chunk', '0'), ('--scheduler-timeout', '-1')])
+def test_cli_bad_scheduler_options_are_usage_errors(capsys, option, value):
+    urdf = example_urdf('ur_description/urdf/ur5_robot.urdf')
+    with pytest.raises(SystemExit) as exit_:
+        main(['torques', urdf, 'trajectory.csv', option, value])
+    assert exit_.value.code == 2
+    assert f'argument {option}: expected' in capsys.readouterr().err

@@ -146,7 +146,7 @@ def add_scheduler_arguments(parser, unit: str, chunk: int) -> None:
                              'this process')
     parser.add_argument('--chunk', type=positive_count, default=chunk, metavar='N',
                         help=f'{unit} per Dask task with --scheduler (default {chunk})')
-    parser.add_argument('--scheduler-timeout', type=float, default=10.0, metavar='S',
+    parser.add_argument('--scheduler-timeout', type=positive_timeout, default=10.0, metavar='S',
                         help='give up connecting to --scheduler after S seconds (default 10)')
 
 
@@ -158,6 +158,17 @@ def positive_count(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f'expected a whole number >= 1, got {text!r}')
+    return value
+
+
+def positive_timeout(text: str) -> float:
+    """Parse a positive, finite number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float('nan')
+    if not (np.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f'expected a positive number of seconds, got {text!r}')
     return value
 
 
