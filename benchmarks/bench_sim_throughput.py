@@ -29,7 +29,9 @@ Simulation throughput against MuJoCo, side by side in one process.
    ``mujoco.rollout.rollout`` on the Panda, B = 256 rollouts of 1000 steps
    from random states under random joint efforts (MuJoCo: as qfrc_applied),
    both on ``--threads`` threads (default: the cores). Time per state-step
-   (wall / (B steps)) and the ratio MuJoCo / ours (target >= 2).
+   (wall / (B steps)) and the ratio MuJoCo / ours (target >= 2). Then the
+   floor of a step on both sides: one forward-dynamics evaluation, our ABA
+   against MuJoCo's mj_forward (Panda and Talos reduced), CPU time.
 3. Closed chains (ROS-free, no MuJoCo peer): ``Simulator(closures=...)``
    at 1 ms RK4 on Ghosal's four-bar (urdf/four_bar.urdf,
    config/four_bar_loops.yaml; from theta1 = 0.01 rad under Ghosal's
@@ -156,10 +158,43 @@ def rollout_times(path: str, batch: int, steps: int, threads: int, repeats: int)
     qpos = 1 + np.arange(model.nq)   # FULLPHYSICS: time, qpos, qvel, ...
     error = np.max(np.abs(state[:, -1, qpos[order]] - ours_q[:, -1]))
     count = batch * steps
-    mujoco_wall, mujoco_cpu = timed(run_mujoco, repeats)
-    ours_wall, ours_cpu = timed(run_ours, repeats)
-    return {'mujoco': (mujoco_wall / count, mujoco_cpu / count),
-            'ours': (ours_wall / count, ours_cpu / count), 'error': error}
+    results = {'mujoco': (np.inf, np.inf), 'ours': (np.inf, np.inf)}
+    for _ in range(repeats):   # interleaved, so that both see the same load
+        for name, run in (('mujoco', run_mujoco), ('ours', run_ours)):
+            wall, cpu = timed(run, 1)
+            results[name] = (min(results[name][0], wall / count),
+                             min(results[name][1], cpu / count))
+    results['error'] = error
+    return results
+
+
+def evaluation_times(path: str, repeats: int) -> dict:
+    """
+    Return CPU seconds of one forward-dynamics evaluation: our ABA and MuJoCo's mj_forward.
+
+    An RK4 step is four of them on both sides (MuJoCo's RK4 calls its forward
+    pass once per stage), so 4x these is each step's floor. Ours: the batch
+    kernel over 2000 states, per state; MuJoCo: mj_forward 2000 times from
+    Python (about 0.3 us of each is the Python call).
+    """
+    robot = RobotModel(parse_urdf_file(path), mimic=False)
+    model = mujoco_model(path, dt=1e-3)
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(2)
+    q, qd, tau = (rng.uniform(-0.3, 0.3, (2000, robot.dof)) for _ in range(3))
+    robot.forward_dynamics(q, qd, tau)
+    forward = mujoco.mj_forward
+
+    def run_mujoco():
+        for _ in range(2000):
+            forward(model, data)
+
+    results = {'mujoco': np.inf, 'ours': np.inf}
+    for _ in range(repeats):
+        for name, run in (('mujoco', run_mujoco),
+                          ('ours', lambda: robot.forward_dynamics(q, qd, tau))):
+            results[name] = min(results[name], timed(run, 1)[1] / 2000)
+    return results
 
 
 def closed_chain_times(name: str, repeats: int) -> dict:
@@ -300,6 +335,11 @@ def main() -> None:
           f'{r["mujoco"][0] / r["ours"][0]:6.2f} {r["mujoco"][1] * 1e6:11.3f} '
           f'{r["ours"][1] * 1e6:9.3f} {r["mujoco"][1] / r["ours"][1]:6.2f} '
           f'{r["error"]:16.1e}', flush=True)
+    print('\n   one forward-dynamics evaluation, CPU us (an RK4 step is four on both sides)')
+    for label, relative in (ROBOTS[0], ROBOTS[2]):
+        e = evaluation_times(example_urdf(relative), args.repeats)
+        print(f'   {label:15} MuJoCo mj_forward {e["mujoco"] * 1e6:7.2f}   ours ABA '
+              f'{e["ours"] * 1e6:7.2f}', flush=True)
     closed_chains(args.repeats)
     if not args.dask:
         return

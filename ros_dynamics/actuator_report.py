@@ -24,6 +24,7 @@ velocity limit is exceeded.
 """
 
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -62,7 +63,8 @@ def rms_over_time(values: np.ndarray, times: np.ndarray) -> np.ndarray:
     return np.sqrt(np.trapezoid(values ** 2, times, axis=0) / (times[-1] - times[0]))
 
 
-def trajectory_efforts(robot: RobotModel, times, q, qd, qdd, friction: bool = False) -> tuple:
+def trajectory_efforts(robot: RobotModel, times, q, qd, qdd, friction: bool = False,
+                       inverse_dynamics: Optional[Callable] = None) -> tuple:
     """
     Return (efforts (N, dof), [JointReport], [LimitViolation]) for a sampled trajectory.
 
@@ -71,6 +73,9 @@ def trajectory_efforts(robot: RobotModel, times, q, qd, qdd, friction: bool = Fa
     friction at qd (``robot.inverse_dynamics(..., friction=True)``), so that
     the efforts, the report and the effort-limit check are the torque the
     actuators must deliver, not the rigid-body torque alone.
+    ``inverse_dynamics(q, qd, qdd)`` computes the rigid-body efforts (default
+    ``robot.inverse_dynamics``; e.g. ``scale_out.trajectory_torques`` bound
+    to a scheduler); the friction is added to what it returns.
     """
     times = np.asarray(times, dtype=float)
     q, qd, qdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, qd, qdd))
@@ -79,7 +84,12 @@ def trajectory_efforts(robot: RobotModel, times, q, qd, qdd, friction: bool = Fa
                          f'got shape {times.shape}')
     if not np.all(np.isfinite(times)) or np.any(np.diff(times) < 0.0):
         raise ValueError('times: must be finite and non-decreasing')
-    efforts = robot.inverse_dynamics(q, qd, qdd, friction=friction)
+    if inverse_dynamics is None:
+        efforts = robot.inverse_dynamics(q, qd, qdd, friction=friction)
+    else:
+        efforts = inverse_dynamics(q, qd, qdd)
+        if friction:
+            efforts = efforts + robot.friction_torques(qd)
     power = np.abs(efforts * qd)
     rms = rms_over_time(efforts, times)
     reports = [JointReport(name, float(np.max(np.abs(efforts[:, k]))), float(rms[k]),

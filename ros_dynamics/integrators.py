@@ -328,44 +328,67 @@ def steps_of(model, q, qd, effort, block, count, chain):
     n = q.shape[0]
     control, params, wrenches, workspace, q_next, qd_next = block_parts(block, n,
                                                                         body_count(model))
+    zero_body_forces(workspace)
+    forced = has_input(effort, wrenches)
+    for _ in range(count):
+        status = checked_step(model, q, qd, effort, forced, control, params, wrenches, workspace,
+                              q_next, qd_next, chain)
+        if status != DONE:
+            return status
+    return DONE
+
+
+@kernel
+def zero_body_forces(workspace):
+    """Zero the body forces of a block's workspace (set per stage only when wrenches apply)."""
+    fext = workspace[2]
+    for i in range(fext.shape[0]):
+        for j in range(6):
+            fext[i, j] = 0.0
+
+
+@kernel
+def checked_step(model, q, qd, effort, forced, control, params, wrenches, workspace, q_next,
+                 qd_next, chain):
+    """
+    Advance (q, qd) in place by one step of simulation_steps, with its checks; return a status.
+
+    The parts of a block (block_parts) are taken once by the caller, with the
+    body forces zeroed (zero_body_forces) and ``forced`` = has_input(effort,
+    wrenches): a rollout changes the effort every step and calls this per step.
+    """
     dt = control[C_DT]
     rk4, limits, dense = control[C_RK4] != 0.0, control[C_LIMITS] != 0.0, control[C_DENSE] != 0.0
     tolerance = control[C_TOLERANCE]
-    fext = workspace[2]
-    for i in range(fext.shape[0]):   # zero unless wrenches are applied (then set per stage)
-        for j in range(6):
-            fext[i, j] = 0.0
-    forced = has_input(effort, wrenches)
-    for _ in range(count):
-        status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
-                         workspace, q_next, qd_next, chain)
-        if status != DONE:
-            return status
-        if chain is not None and singular_configuration(model, q_next, qd_next, chain,
-                                                        workspace[3], workspace[4]):
-            return LOCKED
-        if forced:
-            control[C_REFERENCE] = np.nan   # measured again once the input stops
-        else:
-            if np.isnan(control[C_REFERENCE]):
-                control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(
-                    model, q, qd, params, limits, workspace)
-            energy, kinetic = total_energy(model, q_next, qd_next, params, limits, workspace)
-            control[C_ENERGY], control[C_KINETIC] = energy, kinetic
-            reference = control[C_REFERENCE]
-            scale = max(control[C_KINETIC_SCALE], kinetic)
-            control[C_KINETIC_SCALE] = scale
-            if energy > reference + tolerance * max(1.0, abs(reference)):
-                # the potential energy is zero at the root origin, so |E| can be ~0 while
-                # the arm swings hard: judge the growth also against the largest kinetic
-                # energy seen since the reference was taken (a first-order integrator's
-                # error scales with it)
-                if energy > reference + tolerance * max(1.0, abs(reference), scale):
-                    return ENERGY_GREW
-            control[C_REFERENCE] = min(reference, energy)
-        for i in range(n):
-            q[i], qd[i] = q_next[i], qd_next[i]
-        control[C_TIME] += dt
+    status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
+                     workspace, q_next, qd_next, chain)
+    if status != DONE:
+        return status
+    if chain is not None and singular_configuration(model, q_next, qd_next, chain,
+                                                    workspace[3], workspace[4]):
+        return LOCKED
+    if forced:
+        control[C_REFERENCE] = np.nan   # measured again once the input stops
+    else:
+        if np.isnan(control[C_REFERENCE]):
+            control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(
+                model, q, qd, params, limits, workspace)
+        energy, kinetic = total_energy(model, q_next, qd_next, params, limits, workspace)
+        control[C_ENERGY], control[C_KINETIC] = energy, kinetic
+        reference = control[C_REFERENCE]
+        scale = max(control[C_KINETIC_SCALE], kinetic)
+        control[C_KINETIC_SCALE] = scale
+        if energy > reference + tolerance * max(1.0, abs(reference)):
+            # the potential energy is zero at the root origin, so |E| can be ~0 while
+            # the arm swings hard: judge the growth also against the largest kinetic
+            # energy seen since the reference was taken (a first-order integrator's
+            # error scales with it)
+            if energy > reference + tolerance * max(1.0, abs(reference), scale):
+                return ENERGY_GREW
+        control[C_REFERENCE] = min(reference, energy)
+    for i in range(q.shape[0]):
+        q[i], qd[i] = q_next[i], qd_next[i]
+    control[C_TIME] += dt
     return DONE
 
 

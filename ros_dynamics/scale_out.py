@@ -24,7 +24,8 @@ travels once per worker (``Client.scatter``; RobotModel pickles without its
 bound C calls). Install the extra: ``pip install ros_dynamics[scale]``.
 
 ``scheduler``: None runs on an in-process cluster of threads (no extra
-processes; the kernels release the GIL), a ``tcp://host:8786`` address
+processes; the kernels release the GIL), ``local:N`` starts N worker
+processes on this machine for the call, a ``tcp://host:8786`` address
 connects to a running scheduler, a ``distributed.Client`` is used as is.
 Each chunk costs a task round trip (``benchmarks/bench_sim_throughput.py``
 measures it), so chunks should be large against it.
@@ -37,8 +38,16 @@ from ros_dynamics.model import RobotModel
 from ros_dynamics.rollouts import rollout
 
 
-def dask_client(scheduler: Union[None, str, object] = None):
-    """Return a ``distributed.Client``: in-process threads (None), an address, or the one given."""
+def dask_client(scheduler: Union[None, str, object] = None, timeout: float = 30.0):
+    """
+    Return a ``distributed.Client`` for ``scheduler``.
+
+    None: an in-process cluster of threads; ``'local:N'``: a cluster of N
+    worker processes on this machine (one thread each), closed with the
+    client; ``'tcp://host:8786'`` (any Dask address): a running scheduler,
+    reached within ``timeout`` s (ConnectionError naming the address
+    otherwise); a ``distributed.Client``: used as is.
+    """
     try:
         from distributed import Client
     except ImportError:
@@ -46,22 +55,38 @@ def dask_client(scheduler: Union[None, str, object] = None):
                           '(or dask[distributed])') from None
     if scheduler is None:
         return Client(processes=False, dashboard_address=None)
+    if isinstance(scheduler, str) and scheduler.startswith('local:'):
+        workers = scheduler[len('local:'):]
+        if not (workers.isdigit() and int(workers) >= 1):
+            raise ValueError(f'scheduler {scheduler!r}: expected local:N with N >= 1 worker '
+                             'processes, e.g. local:2')
+        return Client(n_workers=int(workers), threads_per_worker=1, processes=True,
+                      dashboard_address=None)
     if isinstance(scheduler, str):
-        return Client(scheduler)
+        try:
+            return Client(scheduler, timeout=timeout)
+        except ValueError as error:   # no port, unknown protocol...
+            raise ValueError(f'scheduler {scheduler!r}: not a Dask address ({error}); expected '
+                             'tcp://host:8786 or local:N') from None
+        except OSError as error:      # refused, unknown host, timed out
+            raise ConnectionError(f'scheduler {scheduler!r}: cannot connect within {timeout:g} '
+                                  f's ({error}); is a Dask scheduler running there '
+                                  '(dask scheduler --port 8786)?') from None
     if isinstance(scheduler, Client):
         return scheduler
-    raise TypeError(f'scheduler: expected None, an address such as tcp://host:8786 or a '
-                    f'distributed.Client, got {type(scheduler).__name__}')
+    raise TypeError(f'scheduler: expected None, an address such as tcp://host:8786 or local:N, '
+                    f'or a distributed.Client, got {type(scheduler).__name__}')
 
 
 def map_chunks(function: Callable, robot: RobotModel, arrays: tuple, chunk: int,
-               scheduler=None, shared: Optional[dict] = None) -> list:
+               scheduler=None, shared: Optional[dict] = None, timeout: float = 30.0) -> list:
     """
     Return [function(robot, *chunk_k, **shared) for each chunk k], in order, computed on Dask.
 
     ``arrays`` are split along their first axis into chunks of ``chunk``
     rows; ``shared`` keyword arguments go to every call unsplit. A client
-    made here (scheduler None or an address) is closed afterwards.
+    made here (scheduler None or an address) is closed afterwards;
+    ``timeout`` (s) bounds connecting to an address (``dask_client``).
     """
     if not (isinstance(chunk, (int, np.integer)) and chunk >= 1):
         raise ValueError(f'chunk: expected a number of rows >= 1, got {chunk!r}')
@@ -69,7 +94,7 @@ def map_chunks(function: Callable, robot: RobotModel, arrays: tuple, chunk: int,
     if any(array.shape[0] != count for array in arrays):
         raise ValueError(f'arrays: expected the same first axis, got shapes '
                          f'{[array.shape for array in arrays]}')
-    client = dask_client(scheduler)
+    client = dask_client(scheduler, timeout)
     try:
         # a fresh key per call: a hashed key repeated while the last call releases it is lost
         model = client.scatter(robot, broadcast=True, hash=False)
@@ -90,23 +115,30 @@ def _torques(robot: RobotModel, q, qd, qdd) -> np.ndarray:
     return tau.reshape(q.shape)
 
 
-def trajectory_torques(robot: RobotModel, q, qd, qdd, scheduler=None, chunk: int = 16
-                       ) -> np.ndarray:
+def trajectory_torques(robot: RobotModel, q, qd, qdd, scheduler=None, chunk: int = 16,
+                       timeout: float = 30.0) -> np.ndarray:
     """
     Return the joint torques tau (T, N, dof) of T trajectories of N samples, on Dask.
 
     q, qd, qdd: (T, N, dof) positions, velocities, accelerations (rad, rad/s,
     rad/s^2; m for prismatic joints); tau = M qdd + C qd + g by RNEA
     (Featherstone 2008, table 5.1), ``chunk`` trajectories per task; equal
-    to ``robot.inverse_dynamics`` on the stacked samples.
+    to ``robot.inverse_dynamics`` on the stacked samples. One trajectory
+    (N, dof) is split by samples instead: ``chunk`` samples per task, tau
+    (N, dof).
     """
     arrays = [np.asarray(x, dtype=float) for x in (q, qd, qdd)]
-    shape = (arrays[0].shape[0], arrays[0].shape[1] if arrays[0].ndim == 3 else 0, robot.dof)
+    if arrays[0].ndim == 2:
+        shape, expected = arrays[0].shape[:1] + (robot.dof,), f'(samples, {robot.dof})'
+    else:
+        shape = (arrays[0].shape[0], arrays[0].shape[1] if arrays[0].ndim == 3 else 0,
+                 robot.dof)
+        expected = f'(trajectories, samples, {robot.dof})'
     for name, array in zip(('q', 'qd', 'qdd'), arrays):
-        if array.ndim != 3 or array.shape != shape:
-            raise ValueError(f'{name}: expected (trajectories, samples, {robot.dof}) like q, '
-                             f'got shape {array.shape}')
-    return np.concatenate(map_chunks(_torques, robot, tuple(arrays), chunk, scheduler))
+        if array.shape != shape:
+            raise ValueError(f'{name}: expected {expected} like q, got shape {array.shape}')
+    return np.concatenate(map_chunks(_torques, robot, tuple(arrays), chunk, scheduler,
+                                     timeout=timeout))
 
 
 def _rollout_chunk(robot: RobotModel, q0, qd0, *effort, **options) -> tuple:

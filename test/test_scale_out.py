@@ -14,10 +14,13 @@
 
 """Batch jobs on Dask: a LocalCluster of 2 worker processes (loopback) equals the local path."""
 
+import os
+
 import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
+from ros_dynamics.cli import main
 from ros_dynamics.rollouts import rollout
 from ros_dynamics.scale_out import distributed_rollout, map_chunks, trajectory_torques
 
@@ -71,3 +74,55 @@ def test_in_process_default_and_chunk_validation(ur5):
         -1, ur5.dof), q.reshape(-1, ur5.dof)).reshape(q.shape))
     with pytest.raises(ValueError, match='chunk'):
         map_chunks(len, ur5, (q,), 0)
+
+
+def torques_cli(capsys, urdf, trajectory, out, *options) -> tuple:
+    """Run ``ros-dynamics torques`` in this process; return (status, stdout, stderr, CSV text)."""
+    status = main(['torques', urdf, trajectory, '-o', str(out), '--no-progress', *options])
+    captured = capsys.readouterr()
+    text = open(out).read() if os.path.exists(out) else None
+    return status, captured.out, captured.err, text
+
+
+def test_cli_torques_on_a_scheduler_equal_the_in_process_output(client, ur5, tmp_path, capsys):
+    urdf = example_urdf('ur_description/urdf/ur5_robot.urdf')
+    t = np.linspace(0.0, 1.0, 101)
+    rng = np.random.default_rng(8)
+    q = np.sin(t[:, None] * rng.uniform(1.0, 6.0, ur5.dof))   # qd, qdd from the spline
+    path = tmp_path / 'trajectory.csv'
+    np.savetxt(path, np.column_stack([t, q]), delimiter=',', comments='',
+               header=','.join(['time'] + list(ur5.joint_names)))
+    local = torques_cli(capsys, urdf, str(path), tmp_path / 'local.csv')
+    assert local[0] == 0 and 'Actuator report' in local[1]
+    remote = torques_cli(capsys, urdf, str(path), tmp_path / 'remote.csv',
+                         '--scheduler', client.scheduler.address, '--chunk', '7')  # 15 tasks
+    assert remote[0] == 0
+    assert remote[1] == local[1].replace('local.csv', 'remote.csv')   # the report
+    assert remote[3] == local[3]                                          # the efforts, bitwise
+
+
+@pytest.mark.parametrize('address, fragments', [
+    ('tcp://127.0.0.1:9', ('tcp://127.0.0.1:9', 'cannot connect within 0.5 s')),
+    ('nowhere', ("'nowhere'", 'not a Dask address', 'tcp://host:8786')),
+    ('local:0', ("'local:0'", 'local:N with N >= 1'))])
+def test_cli_bad_scheduler_is_one_line_naming_it(ur5, tmp_path, capsys, address, fragments):
+    urdf = example_urdf('ur_description/urdf/ur5_robot.urdf')
+    path = tmp_path / 'trajectory.csv'
+    t = np.linspace(0.0, 1.0, 5)
+    np.savetxt(path, np.column_stack([t] + [t] * ur5.dof), delimiter=',', comments='',
+               header=','.join(['time'] + list(ur5.joint_names)))
+    status, out, err, _ = torques_cli(capsys, urdf, str(path), tmp_path / 'efforts.csv',
+                                      '--scheduler', address, '--scheduler-timeout', '0.5')
+    assert status == 1 and out == ''
+    lines = [line for line in err.splitlines() if line.startswith('ros-dynamics: error:')]
+    assert len(lines) == 1 and 'Traceback' not in err
+    assert all(fragment in lines[0] for fragment in fragments), lines[0]
+
+
+@pytest.mark.parametrize('option, value', [('--chunk', '0'), ('--scheduler-timeout', '-1')])
+def test_cli_bad_scheduler_options_are_usage_errors(capsys, option, value):
+    urdf = example_urdf('ur_description/urdf/ur5_robot.urdf')
+    with pytest.raises(SystemExit) as exit_:
+        main(['torques', urdf, 'trajectory.csv', option, value])
+    assert exit_.value.code == 2
+    assert f'argument {option}: expected' in capsys.readouterr().err

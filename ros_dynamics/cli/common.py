@@ -21,6 +21,7 @@ Progress bars (tqdm) go to stderr, appear only after a second and only on a
 terminal, so that piped output and logs stay clean.
 """
 
+import argparse
 from dataclasses import dataclass
 import difflib
 import os
@@ -133,6 +134,51 @@ def suggestion(name: str, choices: Sequence[str]) -> str:
     """Return ' (did you mean X?)' for the closest of ``choices`` to ``name``, or ''."""
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
     return f' (did you mean {close[0]!r}?)' if close else ''
+
+
+# ---------------------------------------------------------------------- Dask
+def add_scheduler_arguments(parser, unit: str, chunk: int) -> None:
+    """Declare ``--scheduler``, ``--chunk``, ``--scheduler-timeout`` (the Dask options)."""
+    parser.add_argument('--scheduler', metavar='ADDRESS',
+                        help='run the batch on Dask (needs pip install '
+                             "'ros_dynamics[scale]'): tcp://host:8786 for a running scheduler, "
+                             'local:N for N worker processes on this machine; default: in '
+                             'this process')
+    parser.add_argument('--chunk', type=positive_count, default=chunk, metavar='N',
+                        help=f'{unit} per Dask task with --scheduler (default {chunk})')
+    parser.add_argument('--scheduler-timeout', type=positive_timeout, default=10.0, metavar='S',
+                        help='give up connecting to --scheduler after S seconds (default 10)')
+
+
+def positive_count(text: str) -> int:
+    """Parse an integer >= 1 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'expected a whole number >= 1, got {text!r}')
+    return value
+
+
+def positive_timeout(text: str) -> float:
+    """Parse a positive, finite number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float('nan')
+    if not (np.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f'expected a positive number of seconds, got {text!r}')
+    return value
+
+
+def require_dask() -> None:
+    """Raise CLIError saying how to install dask.distributed when ``--scheduler`` needs it."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise CLIError("--scheduler needs dask.distributed: pip install 'ros_dynamics[scale]' "
+                       "(or pip install 'dask[distributed]')") from None
 
 
 # ---------------------------------------------------------------------- progress

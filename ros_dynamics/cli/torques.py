@@ -22,16 +22,23 @@ effort, peak speed, peak mechanical power |tau qd|, and every point beyond
 the URDF effort or velocity limit) is ``ros_dynamics.actuator_report``.
 Efforts exclude joint friction and damping (the URDF's ``<dynamics>``): they
 are what the links need, before transmission losses.
+
+``--scheduler`` computes the efforts on Dask (``ros_dynamics.scale_out``):
+the trajectory's points split into chunks of ``--chunk`` points, each an
+inverse-dynamics batch on a worker, gathered in order; the output is the
+same as without it.
 """
 
 import argparse
+import functools
 import sys
 
 import numpy as np
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.cli import trajectory_files
-from ros_dynamics.cli.common import (CLIError, load_robot, note, number, plot_directory, progress,
-                                     require_matplotlib, table, with_progress, write_csv)
+from ros_dynamics.cli.common import (add_scheduler_arguments, CLIError, load_robot, note, number,
+                                     plot_directory, progress, require_dask, require_matplotlib,
+                                     table, with_progress, write_csv)
 from ros_dynamics.cli.trajectory_files import FORMATS, PLURAL, read_trajectory
 
 NAME = 'torques'
@@ -56,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--strict', action='store_true',
                         help=f'exit with status {LIMITS_EXCEEDED} when an effort or velocity '
                              'limit is exceeded')
+    add_scheduler_arguments(parser, 'trajectory points', 20000)
     parser.epilog = 'Trajectory files:\n' + _indented(trajectory_files.__doc__.replace('``', ''))
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -111,9 +119,18 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         require_matplotlib()
         plot_directory(args.plot)
+    inverse_dynamics = None   # in this process: robot.inverse_dynamics
+    if args.scheduler is not None:
+        require_dask()
+        from ros_dynamics.scale_out import trajectory_torques
+        inverse_dynamics = functools.partial(
+            trajectory_torques, model, scheduler=args.scheduler, chunk=args.chunk,
+            timeout=args.scheduler_timeout)
     t, q, qd, qdd = trajectory.times, trajectory.q, trajectory.qd, trajectory.qdd
     efforts, reports, violations = with_progress(
-        'computing efforts', lambda: trajectory_efforts(model, t, q, qd, qdd), args.progress)
+        'computing efforts',
+        lambda: trajectory_efforts(model, t, q, qd, qdd, inverse_dynamics=inverse_dynamics),
+        args.progress)
     stream = sys.stderr if args.out == '-' else sys.stdout
     print(f'robot {model.name!r} ({model.dof} dof), trajectory {args.trajectory}: '
           f'{t.shape[0]} points, {number(t[0])} to {number(t[-1])} s', file=stream)

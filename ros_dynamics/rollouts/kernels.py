@@ -16,7 +16,8 @@
 Many simulations in one call: the simulator's compiled step over a batch of rollouts.
 
 Rollout b starts at (q0[b], qd0[b]) and takes ``steps`` steps of the
-simulator's step (integrators.simulation_steps, with its energy check),
+simulator's step (integrators.checked_step, simulation_steps' step with its
+energy check),
 holding over step k the effort
 
     tau_k = sat(tau_ff[k] + K (q_ref[k] - q_k) + D (qd_ref[k] - qd_k))
@@ -31,8 +32,8 @@ tuned to its initial mass matrix, and scratch space).
 import numpy as np
 from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT3, read_only, STATUS
 from ros_dynamics.integrators import (block_parts, C_KINETIC_SCALE, C_LIMITS, C_REFERENCE,
-                                      C_TIME, DONE, NCONTROL, NPARAMS, simulation_steps,
-                                      total_energy)
+                                      C_TIME, checked_step, DONE, has_input, NCONTROL, NPARAMS,
+                                      total_energy, zero_body_forces)
 from ros_dynamics.joints import body_count
 
 
@@ -79,7 +80,9 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     for b in range(batch):
         block = template.copy()
         block[NCONTROL:NCONTROL + NPARAMS * n] = params[b].ravel()
-        control, rows, wrenches, workspace = block_parts(block, n, body_count(model))[:4]
+        control, rows, wrenches, workspace, q_next, qd_next = block_parts(block, n,
+                                                                          body_count(model))
+        zero_body_forces(workspace)
         q, qd = q0[b].copy(), qd0[b].copy()
         # the reference energy of the initial state, as Simulator.reset takes it
         control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, rows,
@@ -91,9 +94,11 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
         qr = q_ref[0 if q_ref.shape[0] == 1 else b]
         qdr = qd_ref[0 if qd_ref.shape[0] == 1 else b]
         outcome[b] = steps
-        for k in range(steps):
+        for k in range(steps):   # simulation_steps' step, the block's parts taken once
             effort_into(ff[k], limit, gains, qr[k], qdr[k], q, qd, effort)
-            status = simulation_steps(model, q, qd, read_only(effort), block, 1)
+            applied = read_only(effort)
+            status = checked_step(model, q, qd, applied, has_input(applied, wrenches), control,
+                                  rows, wrenches, workspace, q_next, qd_next, None)
             if status != DONE:
                 outcome[b] = k
                 if first == DONE:
@@ -101,6 +106,7 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
                 q_out[b, k + 1:] = np.nan
                 qd_out[b, k + 1:] = np.nan
                 break
-            q_out[b, k + 1] = q
-            qd_out[b, k + 1] = qd
+            for i in range(n):
+                q_out[b, k + 1, i] = q[i]
+                qd_out[b, k + 1, i] = qd[i]
     return first
