@@ -233,12 +233,14 @@ def main() -> None:
                 print(f'{label:22} example-robot-data not found under {sys.prefix}: skipped')
                 continue
             dof = RobotModel.from_urdf_file(urdf).dof
-            core = core_rate(urdf, min(args.seconds, 5.0))
+            before = core_rate(urdf, min(args.seconds, 5.0))
             for period in periods:
                 node = node_rate(urdf, args.seconds, period)
-                # the core again right after: the load drifts, the ratio takes the mean of both
+                # the core again right after: the load drifts, the ratio takes the mean of the
+                # core runs just before and just after the node's
                 after = core_rate(urdf, min(args.seconds, 5.0))
-                core = {key: 0.5 * (core[key] + after[key]) for key in core}
+                core = {key: 0.5 * (before[key] + after[key]) for key in before}
+                before = after
                 ratio = node['cpu_per_step'] / core['cpu_per_step']
                 verdict = '' if target is None else (
                     f'{">=" if node["rtf_per_cpu_s"] >= target else "<"}{target:g}x')
