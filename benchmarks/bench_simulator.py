@@ -250,9 +250,10 @@ def main() -> None:
                       f'{node["rtf_per_cpu_s"]:7.1f}x {verdict:>7} '
                       f'{node["cpu_share"] * 100:5.0f} {node["states_per_wall_s"]:9.0f}',
                       flush=True)
-        print('(us = CPU us per step: the core thread\'s (mean of the runs just before and '
-              'after the node\'s), the node process\'s; ratio = node / core, target <= 1.5x; RTF = sim s per wall s; RTF/cpu = sim s per CPU s of the '
-              f'node; load average now {load_average()})')
+        print("(us = CPU us per step: the core thread's (mean of the runs just before and "
+              "after the node's), the node process's; ratio = node / core, target <= 1.5x; "
+              'RTF = sim s per wall s; RTF/cpu = sim s per CPU s of the node; load average now '
+              f'{load_average()})')
         if 'panda' in args.robots.split(','):
             result = jitter(os.path.join(ROOT, 'urdf', 'panda_arm.urdf'), args.seconds)
             print(f'\n/joint_states at publish_rate 1000 Hz, real time, Panda: received '
