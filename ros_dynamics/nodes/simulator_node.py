@@ -38,7 +38,8 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
   ``clock_period`` of sim time up to real time (default 1 ms: every step at
   the default ``dt``), every ``clock_period`` of wall time when faster (see
   "Cost" below; 0: after every step);
-* out ``/diagnostics``: model, health, achieved real-time factor, step times.
+* out ``/diagnostics``: model, health, achieved real-time factor, step times
+  (``step_*``: the mean step of each compiled block).
 
 Model source as the other nodes (``robot_description`` parameter, ``urdf_path``,
 the transient-local ``robot_description`` topic); a new description on the
