@@ -93,13 +93,16 @@ one publish period of wall time (the shorter of ``1 / publish_rate`` and
 MAX_BLOCK_STEPS steps). A block also ends where the command timeout drops
 the effort, so the applied efforts, and hence the trajectory, are those of
 a step-by-step loop given the same commands at the same steps. Commands,
-wrenches and service calls take effect at the next block boundary: when
-paced, the same step as one step at a time for a command that answers the
-last published state before the next deadline (the blocks end where the
-states go out); when faster than real time, at most one block later (about
-``clock_period`` of wall time, at most MAX_BLOCK_STEPS steps of sim time;
-one step at a time, a command already lands at a sim time set by the
-scheduler, not by the sender). /clock is not published after every step,
+wrenches and service calls take effect at the next block boundary. When
+paced, that is the step one step at a time would apply them at for a
+command that answers the last published state before the next deadline
+(the blocks end where the states go out); any other input lands at most
+one block later: the shorter of ``1 / publish_rate`` and, with
+``publish_clock``, ``clock_period`` of sim time (one step with the defaults,
+so paced runs step as before). Faster than real time, at most one block
+later: about the shorter of those periods of wall time, at most
+MAX_BLOCK_STEPS steps of sim time (one step at a time, a command lands at
+a sim time set by the scheduler, not by the sender, anyway). /clock is not published after every step,
 unlike a simulator that ticks the clock every physics step: ``rclpy``'s and
 ``rclcpp``'s time sources subscribe to ``/clock`` with depth 1 (best effort,
 keep last), so of a burst only the newest message is ever read, and a
