@@ -102,8 +102,10 @@ one block later: the shorter of ``1 / publish_rate`` and, with
 so paced runs step as before). Faster than real time, at most one block
 later: about the shorter of those periods of wall time, at most
 MAX_BLOCK_STEPS steps of sim time (one step at a time, a command lands at
-a sim time set by the scheduler, not by the sender, anyway). /clock is not published after every step,
-unlike a simulator that ticks the clock every physics step: ``rclpy``'s and
+a sim time set by the scheduler, not by the sender, anyway).
+
+/clock is not published after every step, unlike a simulator that ticks
+the clock every physics step: ``rclpy``'s and
 ``rclcpp``'s time sources subscribe to ``/clock`` with depth 1 (best effort,
 keep last), so of a burst only the newest message is ever read, and a
 sim-time timer whose period was skipped fires once at the next clock message
