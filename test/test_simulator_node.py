@@ -25,6 +25,7 @@ the same physics called directly.
 
 import math
 import os
+import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import WrenchStamped
@@ -216,6 +217,100 @@ def test_clock_is_published_every_step_with_sim_time(sims):
         (k // 8, k % 8 * 125000000) for k in range(first, first + 10)]
     stamp = answer.state.header.stamp
     assert (stamp.sec, stamp.nanosec) == (ticks[-1].clock.sec, ticks[-1].clock.nanosec)
+
+
+def test_clock_period_on_the_sim_time_grid(sims):
+    # paced (real_time_factor 1): /clock every clock_period of sim time, and the state a
+    # ~/step call ends on in any case; dt = 1/8 s keeps the times exact
+    sim = sims(ARM_2R, start_paused=True, hold_until_command=True, dt=0.125, clock_period=0.5)
+    ticks = []
+    sim.node.create_subscription(Clock, 'clock', ticks.append, 100)
+    steps = []
+
+    def connected():    # four steps (one clock period) at a time until /clock reaches us
+        steps.append(sim.step(4))
+        assert steps[-1].success, steps[-1].message
+        return len(ticks) > 0
+    wait_for(connected, what='a clock message')
+    ticks.clear()
+    first = 4 * len(steps)
+    answer = sim.step(10)
+    assert answer.success, answer.message
+    assert answer.sim_time == 0.125 * (first + 10)
+    wait_for(lambda: len(ticks) >= 3, what='3 clock messages')
+    assert [(tick.clock.sec, tick.clock.nanosec) for tick in ticks] == [
+        (k // 8, k % 8 * 125000000) for k in (first + 4, first + 8, first + 10)]
+
+
+def test_full_speed_clock_and_states_per_wall_time(sims):
+    # real_time_factor 0: /clock at most once per clock_period and joint_states at most
+    # publish_rate per second of wall time, while sim time runs much faster
+    sim = sims(ARM_2R, real_time_factor=0.0, clock_period=0.01, publish_rate=50.0,
+               command_timeout=0.0)
+    ticks = []
+    sim.node.create_subscription(Clock, 'clock', ticks.append, 1000)
+    wait_for(lambda: len(ticks) > 2 and len(sim.states) > 2, what='/clock and joint_states')
+    ticks.clear()
+    sim.states.clear()
+    start = time.monotonic()
+    time.sleep(2.0)
+    wall = time.monotonic() - start
+    clock = [tick.clock.sec + tick.clock.nanosec * 1e-9 for tick in list(ticks)]
+    assert len(clock) <= wall / 0.01 + 2 and len(sim.states) <= wall * 50.0 + 2
+    assert np.all(np.diff(clock) > 0)
+    assert clock[-1] - clock[0] > 2.0 * wall     # faster than real time, even on a busy machine
+
+
+def test_blocks_at_full_speed_match_one_step_at_a_time(sims):
+    # real_time_factor 0 runs compiled blocks of up to MAX_BLOCK_STEPS steps; a block ends
+    # where the command times out, so the trajectory is the step-by-step one, bit for bit
+    timeout = 0.3
+    sim = sims(PANDA, start_paused=True, publish_clock=False, real_time_factor=0.0,
+               command_timeout=timeout)
+    robot = RobotModel.from_urdf_file(PANDA)
+    sim.wait_subscribed(sim.commands)
+    command = np.linspace(-3.0, 3.0, robot.dof)
+    command[1] = 2.0 * robot.effort_limit[1]      # saturated at the effort limit
+    applied = np.clip(command, -robot.effort_limit, robot.effort_limit)
+    answers = [sim.step(1)]                     # before the command: nothing applied
+    assert not np.any(answers[0].state.effort)
+    sim.command(command)
+
+    def arrived():   # one step at a time: the command came just before the step applying it
+        answers.append(sim.step(1))
+        assert answers[-1].success, answers[-1].message
+        return np.allclose(answers[-1].state.effort, applied)
+    wait_for(arrived, what='the command applied')
+    received = answers[-2].sim_time            # the sim time the command arrived at
+    q = np.array([0.3, -0.5, 0.2, -2.0, 0.1, 1.8, 0.5])
+    qd = np.array([0.5, -0.2, 0.1, 0.3, -0.4, 0.2, 0.1])
+    answer = sim.call(SetJointState, 'set_state', name=list(robot.joint_names),
+                      position=q.tolist(), velocity=qd.tolist())
+    assert answer.success, answer.message
+    start = answers[-1].sim_time
+    assert sim.call(SetBool, 'pause', data=False).success
+    wait_for(lambda: any(stamp_of(s) > start + 2.0 * timeout for s in list(sim.states)),
+             what='the simulation past the command timeout')
+    assert sim.call(SetBool, 'pause', data=True).success
+    sim.states.clear()                          # the state is published again while paused
+    wait_for(lambda: len(sim.states) >= 2 and stamp_of(sim.states[-1]) == stamp_of(
+        sim.states[-2]), what='the paused state twice')
+    final = sim.states[-1]
+    steps = int(round((stamp_of(final) - start) / 1e-3))
+    # the core, one step at a time, with the node's command-timeout test before each step
+    core = Simulator(robot, dt=1e-3, friction_velocity=1e-3)
+    core.set_state(q, qd)
+    core.t = start
+    core.set_effort(command)
+    for _ in range(steps):
+        if not core.t - received <= timeout and np.any(core.effort):
+            core.set_effort(np.zeros(robot.dof))
+        core.step()
+    assert 200 < steps and not np.any(core.effort)
+    assert abs(core.t - stamp_of(final)) < 1e-6
+    np.testing.assert_array_equal(np.array(final.position), core.q)
+    np.testing.assert_array_equal(np.array(final.velocity), core.qd)
+    assert sim.process.output().count('dropped to zero') == 1
 
 
 def test_command_timeout_saturation_and_named_efforts(sims):

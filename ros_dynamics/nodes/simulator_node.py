@@ -34,8 +34,12 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
 * out ``joint_states`` (``sensor_msgs/JointState``) at ``publish_rate`` Hz of
   sim time (of wall time when running faster than real time), stamped with sim
   time (effort = applied effort);
-* out ``/clock`` (``rosgraph_msgs/Clock``) every step when ``publish_clock``;
-* out ``/diagnostics``: model, health, achieved real-time factor, step times.
+* out ``/clock`` (``rosgraph_msgs/Clock``) when ``publish_clock``: every
+  ``clock_period`` of sim time up to real time (default 1 ms: every step at
+  the default ``dt``), every ``clock_period`` of wall time when faster (see
+  "Cost" below; 0: after every step);
+* out ``/diagnostics``: model, health, achieved real-time factor, step times
+  (``step_*``: the mean step of each compiled block).
 
 Model source as the other nodes (``robot_description`` parameter, ``urdf_path``,
 the transient-local ``robot_description`` topic); a new description on the
@@ -79,6 +83,38 @@ number of controllers. An unanswered state is published again when a new
 publisher appears on the command topics (a controller started late) or after
 ``lockstep_timeout``.
 
+Cost: the physics thread advances in blocks of steps, each one compiled
+call (``Simulator.step(n)``, the same kernel and numerics as ``n`` single
+steps), up to the next thing that is due: a ``joint_states`` or ``/clock``
+publish on the sim-time grid (``publish_rate``, ``clock_period``) when paced
+at real time or slower; when faster (``real_time_factor`` 0 or > 1), about
+one publish period of wall time (the shorter of ``1 / publish_rate`` and
+``clock_period``, measured from the last blocks' step time, at most
+MAX_BLOCK_STEPS steps). A block also ends where the command timeout drops
+the effort, so the applied efforts, and hence the trajectory, are those of
+a step-by-step loop given the same commands at the same steps. Commands,
+wrenches and service calls take effect at the next block boundary. When
+paced, that is the step one step at a time would apply them at for a
+command that answers the last published state before the next deadline
+(the blocks end where the states go out); any other input lands at most
+one block later: the shorter of ``1 / publish_rate`` and, with
+``publish_clock``, ``clock_period`` of sim time (one step with the defaults,
+so paced runs step as before). Faster than real time, at most one block
+later: about the shorter of those periods of wall time, at most
+MAX_BLOCK_STEPS steps of sim time (one step at a time, a command lands at
+a sim time set by the scheduler, not by the sender, anyway).
+
+/clock is not published after every step, unlike a simulator that ticks
+the clock every physics step: ``rclpy``'s and
+``rclcpp``'s time sources subscribe to ``/clock`` with depth 1 (best effort,
+keep last), so of a burst only the newest message is ever read, and a
+sim-time timer whose period was skipped fires once at the next clock message
+(rcl drops missed periods). Faster than real time, a subscriber cannot run a
+sim-time timer every period anyway (that needs ``lockstep``); paced, the
+default 1 ms lets timers up to 1 kHz fire every period. Gazebo's ROS 2
+clock plugin makes the same trade with its clock ``publish_rate`` (10 Hz by
+default). ``clock_period: 0`` restores a message after every step.
+
 Health: a non-finite state, or total energy growing by more than
 ``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
 default) while no effort or wrench is applied, pauses the simulation (the
@@ -116,6 +152,7 @@ from std_srvs.srv import SetBool, Trigger
 
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
 PAUSED_PUBLISH_PERIOD = 0.1   # s of wall time between joint_states while paused
+MAX_BLOCK_STEPS = 250         # steps per compiled block at most (faster than real time)
 
 
 def clock_serializer() -> Callable[[int, int], bytes]:
@@ -138,6 +175,12 @@ def clock_serializer() -> Callable[[int, int], bytes]:
     if serialize(1767225600, 999999999) == expected:
         return serialize
     return lambda sec, nanosec: serialize_message(Clock(clock=Time(sec=sec, nanosec=nanosec)))
+
+
+def next_time(due: float, period: float, now: float) -> float:
+    """Return the next due time of a periodic publish (s): a period on, or from ``now`` if late."""
+    due += period
+    return due if due > now else now + period
 
 
 class SimulatorNode(Node):
@@ -179,6 +222,8 @@ class SimulatorNode(Node):
         self._clock_bytes = clock_serializer()
         self._published_state: Optional[JointState] = None
         self._next_wall_publish = 0.0
+        self._next_wall_clock = 0.0
+        self._step_wall = self._dt       # wall s per step, measured over the last blocks
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self._command_topics = [subscription.topic_name for subscription in (
@@ -212,7 +257,10 @@ class SimulatorNode(Node):
         self._rtf = fixed('real_time_factor', 1.0,
                           'sim seconds per wall second; 0 = as fast as possible', NON_NEGATIVE)
         self._publish_clock = fixed('publish_clock', True,
-                                    'publish rosgraph_msgs/Clock on /clock after every step')
+                                    'publish rosgraph_msgs/Clock on /clock (see clock_period)')
+        self._clock_period = fixed('clock_period', 0.001,
+                                   '/clock period (s of sim time up to real time, of wall time '
+                                   'when faster); 0 = after every step', NON_NEGATIVE)
         self._publish_rate = fixed('publish_rate', 500.0,
                                    'joint_states rate (Hz of sim time up to real time, of wall '
                                    'time when faster)', NON_NEGATIVE, '> 0')
@@ -280,6 +328,9 @@ class SimulatorNode(Node):
                             f'got {self._rtf}')
         if not (math.isfinite(self._publish_rate) and self._publish_rate > 0):
             problems.append(f'publish_rate must be > 0 Hz, got {self._publish_rate}')
+        if not (math.isfinite(self._clock_period) and self._clock_period >= 0):
+            problems.append(f'clock_period must be >= 0 s (0 = every step), '
+                            f'got {self._clock_period}')
         if not (self._command_timeout >= 0):
             problems.append(f'command_timeout must be >= 0 s (0 = never), '
                             f'got {self._command_timeout}')
@@ -310,6 +361,13 @@ class SimulatorNode(Node):
         if problems:
             raise ValueError('simulator parameters: ' + '; '.join(problems))
         self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
+        self._clock_every = max(1, int(round(self._clock_period / self._dt)))
+        # faster than real time, joint_states and /clock go out per wall time: a block lasts
+        # about the shorter of their periods (wall s)
+        self._wall_rate = self._rtf == 0.0 or self._rtf > 1.0
+        periods = [1.0 / self._publish_rate] + ([self._clock_period] if self._publish_clock
+                                                else [])
+        self._block_wall = min(periods)
         self._period_steps = int(round(period_steps))
 
     # ----------------------------------------------------------------- model
@@ -490,23 +548,91 @@ class SimulatorNode(Node):
         sim = self._sim
         return sim.t if sim is not None else 0.0
 
-    def _advance(self) -> bool:
-        """Take one step under the lock; return False (and pause) when the step failed."""
+    def _advance(self, count: int = 1) -> bool:
+        """
+        Take ``count`` steps under the lock, as ``count`` single steps would; False on a failure.
+
+        The steps run as compiled blocks (``Simulator.step(n)``), split only
+        where the applied effort changes: where the command times out. No
+        callback runs meanwhile (they wait for the lock), so the inputs are
+        those a step-by-step loop would have applied. On a failure the steps
+        before it count, the simulation pauses with the reason, and the state
+        stays at the last good step.
+        """
         sim = self._sim
+        dt = sim.dt
+        done = 0
         start = time.perf_counter()
-        if self._holding:
-            sim.t += sim.dt       # brakes on: time runs, the joints stay where they are
-        else:
-            self._update_effort()
-            try:
-                sim.step()
-            except SimulationDiverged as error:
-                self._pause_for(f'simulation diverged: {error}')
-                return False
-        self._step_timing.add(time.perf_counter() - start)
-        self._steps += 1
-        self._version += 1
+        while done < count:
+            block = count - done
+            if self._holding:
+                for _ in range(block):
+                    sim.t += dt    # brakes on: time runs, the joints stay where they are
+            else:
+                self._update_effort()
+                block = self._fresh_steps(block)
+                before = sim.t
+                try:
+                    sim.step(block)
+                except SimulationDiverged as error:
+                    taken = int(round((sim.t - before) / dt))   # the good steps before it
+                    self._count_steps(done + taken, start)
+                    self._pause_for(f'simulation diverged: {error}')
+                    return False
+            done += block
+        self._count_steps(count, start)
         return True
+
+    def _count_steps(self, count: int, start: float) -> None:
+        """Count ``count`` steps taken since ``start`` (perf_counter s): time per step, version."""
+        if count > 0:
+            elapsed = time.perf_counter() - start
+            self._step_timing.add(elapsed / count)   # the mean step of the block
+            self._step_wall += 0.25 * (elapsed / count - self._step_wall)
+        self._steps += count
+        self._version += count
+
+    def _fresh_steps(self, limit: int) -> int:
+        """
+        Return how many of the next ``limit`` steps the applied command stays fresh (>= 1).
+
+        The test of ``_command_fresh`` before each step, with the times the
+        steps will reach (sim time adds ``dt`` per step, in the same floating
+        point as the compiled step), so a block ends exactly where one step at a
+        time would drop the effort. Called when the effort for the next step is
+        already set.
+        """
+        last, timeout = self._last_command_time, self._command_timeout
+        if last is None or timeout == 0 or not self._effort_applied:
+            return limit     # no command, never times out, or already timed out
+        sim = self._sim
+        t, dt = sim.t, sim.dt
+        if (t - last) + (limit + 1) * dt <= timeout:
+            return limit     # fresh throughout, by a whole step of margin for the rounding
+        count = 1            # the next step: fresh (its effort was just applied)
+        t += dt
+        while count < limit and t - last <= timeout:
+            count += 1
+            t += dt
+        return count
+
+    def _block_steps(self, limit: Optional[int] = None) -> int:
+        """
+        Return how many steps the next block takes (see the module's "Cost").
+
+        Paced at real time or slower: up to the next joint_states or /clock
+        publish on the sim-time grid. Faster: about the publish period of wall
+        time at the measured (or paced) time per step, 1 to MAX_BLOCK_STEPS.
+        """
+        if self._wall_rate:
+            per_step = self._step_wall if self._rtf == 0.0 else max(self._step_wall,
+                                                                    self._dt / self._rtf)
+            steps = min(MAX_BLOCK_STEPS, max(1, int(self._block_wall / per_step)))
+        else:
+            steps = self._publish_every - self._steps % self._publish_every
+            if self._publish_clock:
+                steps = min(steps, self._clock_every - self._steps % self._clock_every)
+        return steps if limit is None else min(steps, limit)
 
     def _pause_for(self, reason: str) -> None:
         self._paused = True
@@ -527,16 +653,17 @@ class SimulatorNode(Node):
     def _loop(self) -> None:
         anchor = None          # (wall time, sim time) the deadlines count from
         last_paused_publish = 0.0
+        next_yield = 0
         while not self._stop.is_set():
             if self._lockstep:
                 running, ok, sim_time = self._lockstep_period()
             else:
-                with self._lock:     # one acquisition per step: check, step, publish
+                with self._lock:     # one acquisition per block: check, step, publish
                     running = self._sim is not None and not self._paused
                     if running:
-                        ok = self._advance()
+                        ok = self._advance(self._block_steps())
                         if ok:
-                            self._publish_step()
+                            self._publish_due()
                         sim_time = self._sim.t
             if not running:
                 anchor = None
@@ -563,7 +690,8 @@ class SimulatorNode(Node):
                     time.sleep(deadline - now)
                 elif now - deadline > 0.5:
                     anchor = (now, sim_time)   # far behind: do not race to catch up
-            elif self._steps % 20 == 0:
+            elif self._steps >= next_yield:
+                next_yield = self._steps + 20
                 time.sleep(0)                  # let the executor threads take the GIL
 
     def _lockstep_period(self) -> tuple:
@@ -602,10 +730,8 @@ class SimulatorNode(Node):
         with self._lock:
             if self._sim is None or self._paused or self._version != version:
                 return False, False, sim_time   # paused, reset or replaced while waiting
-            for _ in range(self._period_steps):
-                if not self._advance():
-                    return True, False, self._sim.t
-            return True, True, self._sim.t
+            ok = self._advance(self._period_steps)   # the commands cannot change meanwhile
+            return True, ok, self._sim.t
 
     def _pose(self) -> None:
         """
@@ -648,18 +774,29 @@ class SimulatorNode(Node):
         else:
             self._publish_state()
 
-    def _publish_step(self) -> None:
-        if self._publish_clock:
-            self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
-        if self._rtf == 0.0 or self._rtf > 1.0:
-            # faster than real time: publish_rate messages per wall-clock second, as a
-            # listener sees them (500 Hz of sim time would be thousands per wall second)
+    def _publish_due(self, clock: bool = False) -> None:
+        """
+        Publish what is due after a block (locked); ``clock``: /clock in any case.
+
+        Up to real time, on the sim-time grid the blocks end on: /clock every
+        ``clock_period``, joint_states every ``1 / publish_rate``. Faster,
+        each at most once per its period of wall time, as a listener sees them
+        (500 Hz of sim time would be thousands per wall second).
+        """
+        if self._wall_rate:
             now = time.monotonic()
+            if self._publish_clock and (clock or now >= self._next_wall_clock):
+                self._next_wall_clock = next_time(self._next_wall_clock, self._clock_period,
+                                                  now)
+                self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
             if now >= self._next_wall_publish:
-                self._next_wall_publish = max(self._next_wall_publish + 1.0 / self._publish_rate,
-                                              now)
+                self._next_wall_publish = next_time(self._next_wall_publish,
+                                                    1.0 / self._publish_rate, now)
                 self._publish_state()
-        elif self._steps % self._publish_every == 0:
+            return
+        if self._publish_clock and (clock or self._steps % self._clock_every == 0):
+            self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
+        if self._steps % self._publish_every == 0:
             self._publish_state()
 
     def _sec_nanosec(self) -> tuple:
@@ -752,13 +889,16 @@ class SimulatorNode(Node):
                                        '~/set_state first)')
                 if request.steps < 1:
                     raise ValueError(f'steps must be >= 1, got {request.steps}')
-                done = 0
-                for _ in range(request.steps):
-                    if not self._advance():
-                        break
-                    if not self._lockstep:
-                        self._publish_step()
-                    done += 1
+                first = self._steps
+                if self._lockstep:
+                    self._advance(request.steps)
+                else:   # blocks up to what is due; the last state's /clock goes out in any case
+                    while self._steps - first < request.steps:
+                        if not self._advance(self._block_steps(request.steps
+                                                               - (self._steps - first))):
+                            break
+                        self._publish_due(clock=self._steps - first == request.steps)
+                done = self._steps - first
                 if self._lockstep and done:
                     self._pose()    # in lockstep, the state reached is the one question
                 response.success = done == request.steps
