@@ -180,9 +180,13 @@ class RosClient:
                     return
                 raise
 
-    def call(self, service_type, name: str, request, timeout: float = TIMEOUT):
+    def call(self, service_type, name: str, request, timeout: float = TIMEOUT,
+             appear: Optional[float] = None):
         """
         Call a service (waiting for it first) and return the response.
+
+        ``appear``: how long the service may take to appear (s; default the
+        longer of ``timeout`` and START_TIMEOUT, a node loading its model).
 
         One client per service, kept for the node's life: destroying a client
         while the spinning thread waits on it leaves rclpy a task that fails
@@ -192,7 +196,7 @@ class RosClient:
         client = self._clients.get(key)
         if client is None:
             client = self._clients[key] = self.node.create_client(service_type, name)
-        wait = max(timeout, START_TIMEOUT)
+        wait = max(timeout, START_TIMEOUT) if appear is None else appear
         if not client.wait_for_service(timeout_sec=wait):
             raise AssertionError(f'service {name} not available after {wait} s')
         future = client.call_async(request)

@@ -62,4 +62,5 @@ def test_trigger_service_round_trip_between_two_contexts():
 def test_missing_service_times_out_with_its_name():
     with RosClient(unique_namespace()) as client:
         with pytest.raises(AssertionError, match='no_such_service'):
-            client.call(Trigger, 'no_such_service', Trigger.Request(), timeout=0.5)
+            client.call(Trigger, 'no_such_service', Trigger.Request(), timeout=0.5,
+                        appear=0.5)
