@@ -27,7 +27,11 @@ answering processes take turns, each for ``--seconds``:
   bytes), best effort, keep last 1, answering every message with the same
   pre-serialised command, spun by rclpy's EventsExecutor with ``spin_once``
   in a loop. Nothing that answers through rclpy and Fast DDS costs less.
-* **ours**: ``inverse_dynamics_node`` in ``gravity_compensation`` mode.
+* **ours**: ``inverse_dynamics_node`` in ``gravity_compensation`` mode
+  (its compiled stream armed, nodes/gravity_stream.py);
+* **python** (with ``--python-path``): the same node with
+  ``ROS_DYNAMICS_COMPILED_STREAM=0``, every message on the Python path, in
+  the same rounds (floor, python, ours, taking turns).
 
 For each: states sent, commands received, loss, latency from publication to
 the arrival of the answer (each answer matched to the newest state sent
@@ -164,11 +168,15 @@ def main() -> None:
                         help='s of 1 kHz stream before counting (start-up work is not counted)')
     parser.add_argument('--rounds', type=int, default=1,
                         help='alternate floor and ours this many times')
+    parser.add_argument('--python-path', action='store_true',
+                        help='also run the node with its compiled stream off, in turn')
     args = parser.parse_args()
     hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
             for _ in range(args.load)]
     namespace = unique_namespace()
-    results = {'floor': [], 'ours': []}
+    results = {'floor': [], 'python': [], 'ours': []}
+    variants = [('python', {'ROS_DYNAMICS_COMPILED_STREAM': '0'})] if args.python_path else []
+    variants.append(('ours', {}))
     try:
         with RosClient(namespace, threads=1) as ros:
             for _ in range(args.rounds):
@@ -179,10 +187,12 @@ def main() -> None:
                 finally:
                     relay.terminate()
                     relay.wait(10)
-                with NodeProcess('inverse_dynamics_node', namespace,
-                                 {'urdf_path': URDF, 'state_timeout': 1.0}) as node:
-                    pid = node.process.pid
-                    results['ours'].append(measure(ros, pid, args.seconds, args.warmup))
+                for label, env in variants:
+                    with NodeProcess('inverse_dynamics_node', namespace,
+                                     {'urdf_path': URDF, 'state_timeout': 1.0},
+                                     env=env) as node:
+                        pid = node.process.pid
+                        results[label].append(measure(ros, pid, args.seconds, args.warmup))
     finally:
         for hog in hogs:
             hog.kill()
@@ -190,12 +200,13 @@ def main() -> None:
           f'{time.strftime("%Y-%m-%d %H:%M")} UTC, {args.seconds:.0f} s each, '
           f'{args.load} CPU-bound processes beside, '
           f'load average {os.getloadavg()[0]:.2f}')
-    for label in ('floor', 'ours'):
+    for label in ('floor', 'python', 'ours'):
         for result in results[label]:
             report(label, result)
     floor = np.mean([r['cpu'] / max(r['received'], 1) for r in results['floor']])
-    ours = np.mean([r['cpu'] / max(r['received'], 1) for r in results['ours']])
-    print(f'CPU per message, ours / floor: {ours / floor:.2f}')
+    for label in ('python', 'ours') if args.python_path else ('ours',):
+        cpu = np.mean([r['cpu'] / max(r['received'], 1) for r in results[label]])
+        print(f'CPU per message, {label} / floor: {cpu / floor:.2f}')
 
 
 if __name__ == '__main__':
