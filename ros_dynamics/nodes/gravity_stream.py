@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The inverse-dynamics node's compiled stream: ``stream_kernel.gravity_command`` bound to its buffers.
+The inverse-dynamics node's compiled stream: the stream kernel bound to the node's buffers.
 
 The node arms a ``CompiledGravityStream`` once the same names have come
 twice through its Python path in a row (so that two publishers of partial

@@ -168,7 +168,7 @@ class JointStateBuffer:
         return False
 
     def order(self, names: Sequence[str]) -> tuple:
-        """Return (index, known, covers) of a message's name order (``_order``)."""
+        """Return the index, known and covers of a message's names: ``_order``, kept."""
         key = tuple(names)
         order = self._message_index.get(key)
         return self._order(key) if order is None else order
