@@ -51,6 +51,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test'))
 
 import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for  # noqa: E402
@@ -99,9 +100,13 @@ def measure(ros: RosClient, pid: int, seconds: float, warmup: float = 10.0) -> d
     node = ros.node
     # reliable, keep last 1: matches best-effort and reliable subscriptions alike
     publisher = node.create_publisher(JointState, 'joint_states', 1)
-    sent, received = [], []
+    sent, received, paths = [], [], []
     subscription = node.create_subscription(
         Float64MultiArray, 'commands', lambda m: received.append(time.perf_counter()), 100)
+    diagnostics = node.create_subscription(   # the node's stream_path: compiled or python
+        DiagnosticArray, '/diagnostics',
+        lambda m: paths.extend(v.value for s in m.status for v in s.values
+                               if v.key == 'stream_path'), 10)
     wait_for(lambda: publisher.get_subscription_count() > 0, what='the answering process')
     message = JointState(name=JOINTS, position=[0.1, -0.4, 0.1, -2.0, 0.2, 1.6, 0.3],
                          velocity=[0.0] * 7)
@@ -138,12 +143,13 @@ def measure(ros: RosClient, pid: int, seconds: float, warmup: float = 10.0) -> d
     time.sleep(0.5)   # the last answers
     cpu = sum(process.cpu_times()[:2]) - cpu_start
     node.destroy_subscription(subscription)
+    node.destroy_subscription(diagnostics)
     node.destroy_publisher(publisher)
     sent_times, answers = np.array(sent), np.array(received)
     newest = np.searchsorted(sent_times, answers, side='right') - 1
     latency = (answers - sent_times[np.maximum(newest, 0)])[newest >= 0] * 1e3
     return {'sent': len(sent_times), 'received': len(answers), 'wall': wall, 'cpu': cpu,
-            'latency': latency}
+            'latency': latency, 'path': paths[-1] if paths else '-'}
 
 
 def report(label: str, result: dict) -> None:
@@ -155,7 +161,8 @@ def report(label: str, result: dict) -> None:
           f'loss {100 * loss:5.2f} %  rate {result["sent"] / result["wall"]:6.1f} Hz  '
           f'latency p50 {p[0]:.3f}  p99 {p[1]:.3f}  p99.9 {p[2]:.3f}  '
           f'max {latency.max() if latency.size else float("nan"):.3f} ms  '
-          f'CPU {1e6 * result["cpu"] / max(result["received"], 1):6.1f} us/message')
+          f'CPU {1e6 * result["cpu"] / max(result["received"], 1):6.1f} us/message  '
+          f'path {result["path"]}')
 
 
 def main() -> None:

@@ -748,6 +748,8 @@ class InverseDynamicsNode(Node):
                   'skipped_overflow': self._skipped_overflow,
                   'skipped_malformed': self._skipped_malformed,
                   'stream_input': 'bytes' if self._state_view is not None else 'messages',
+                  'stream_path': ('compiled' if self._feedforward is not None
+                                  and self._feedforward.compiled is not None else 'python'),
                   'window_received': window['received'], 'window_stale': window['stale']}
         values.update({f'stream_{k}': v for k, v in self._timing.summary().items()})
         values.update({f'service_{k}': v for k, v in self._service_timing.summary().items()})
