@@ -27,7 +27,11 @@ answering processes take turns, each for ``--seconds``:
   bytes), best effort, keep last 1, answering every message with the same
   pre-serialised command, spun by rclpy's EventsExecutor with ``spin_once``
   in a loop. Nothing that answers through rclpy and Fast DDS costs less.
-* **ours**: ``inverse_dynamics_node`` in ``gravity_compensation`` mode.
+* **ours**: ``inverse_dynamics_node`` in ``gravity_compensation`` mode
+  (its compiled stream armed, nodes/gravity_stream.py);
+* **python** (with ``--python-path``): the same node with
+  ``ROS_DYNAMICS_COMPILED_STREAM=0``, every message on the Python path, in
+  the same rounds (floor, python, ours, taking turns).
 
 For each: states sent, commands received, loss, latency from publication to
 the arrival of the answer (each answer matched to the newest state sent
@@ -47,6 +51,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test'))
 
 import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for  # noqa: E402
@@ -95,9 +100,13 @@ def measure(ros: RosClient, pid: int, seconds: float, warmup: float = 10.0) -> d
     node = ros.node
     # reliable, keep last 1: matches best-effort and reliable subscriptions alike
     publisher = node.create_publisher(JointState, 'joint_states', 1)
-    sent, received = [], []
+    sent, received, paths = [], [], []
     subscription = node.create_subscription(
         Float64MultiArray, 'commands', lambda m: received.append(time.perf_counter()), 100)
+    diagnostics = node.create_subscription(   # the node's stream_path: compiled or python
+        DiagnosticArray, '/diagnostics',
+        lambda m: paths.extend(v.value for s in m.status for v in s.values
+                               if v.key == 'stream_path'), 10)
     wait_for(lambda: publisher.get_subscription_count() > 0, what='the answering process')
     message = JointState(name=JOINTS, position=[0.1, -0.4, 0.1, -2.0, 0.2, 1.6, 0.3],
                          velocity=[0.0] * 7)
@@ -134,12 +143,13 @@ def measure(ros: RosClient, pid: int, seconds: float, warmup: float = 10.0) -> d
     time.sleep(0.5)   # the last answers
     cpu = sum(process.cpu_times()[:2]) - cpu_start
     node.destroy_subscription(subscription)
+    node.destroy_subscription(diagnostics)
     node.destroy_publisher(publisher)
     sent_times, answers = np.array(sent), np.array(received)
     newest = np.searchsorted(sent_times, answers, side='right') - 1
     latency = (answers - sent_times[np.maximum(newest, 0)])[newest >= 0] * 1e3
     return {'sent': len(sent_times), 'received': len(answers), 'wall': wall, 'cpu': cpu,
-            'latency': latency}
+            'latency': latency, 'path': paths[-1] if paths else '-'}
 
 
 def report(label: str, result: dict) -> None:
@@ -151,7 +161,8 @@ def report(label: str, result: dict) -> None:
           f'loss {100 * loss:5.2f} %  rate {result["sent"] / result["wall"]:6.1f} Hz  '
           f'latency p50 {p[0]:.3f}  p99 {p[1]:.3f}  p99.9 {p[2]:.3f}  '
           f'max {latency.max() if latency.size else float("nan"):.3f} ms  '
-          f'CPU {1e6 * result["cpu"] / max(result["received"], 1):6.1f} us/message')
+          f'CPU {1e6 * result["cpu"] / max(result["received"], 1):6.1f} us/message  '
+          f'path {result["path"]}')
 
 
 def main() -> None:
@@ -164,11 +175,15 @@ def main() -> None:
                         help='s of 1 kHz stream before counting (start-up work is not counted)')
     parser.add_argument('--rounds', type=int, default=1,
                         help='alternate floor and ours this many times')
+    parser.add_argument('--python-path', action='store_true',
+                        help='also run the node with its compiled stream off, in turn')
     args = parser.parse_args()
     hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
             for _ in range(args.load)]
     namespace = unique_namespace()
-    results = {'floor': [], 'ours': []}
+    results = {'floor': [], 'python': [], 'ours': []}
+    variants = [('python', {'ROS_DYNAMICS_COMPILED_STREAM': '0'})] if args.python_path else []
+    variants.append(('ours', {}))
     try:
         with RosClient(namespace, threads=1) as ros:
             for _ in range(args.rounds):
@@ -179,10 +194,12 @@ def main() -> None:
                 finally:
                     relay.terminate()
                     relay.wait(10)
-                with NodeProcess('inverse_dynamics_node', namespace,
-                                 {'urdf_path': URDF, 'state_timeout': 1.0}) as node:
-                    pid = node.process.pid
-                    results['ours'].append(measure(ros, pid, args.seconds, args.warmup))
+                for label, env in variants:
+                    with NodeProcess('inverse_dynamics_node', namespace,
+                                     {'urdf_path': URDF, 'state_timeout': 1.0},
+                                     env=env) as node:
+                        pid = node.process.pid
+                        results[label].append(measure(ros, pid, args.seconds, args.warmup))
     finally:
         for hog in hogs:
             hog.kill()
@@ -190,12 +207,13 @@ def main() -> None:
           f'{time.strftime("%Y-%m-%d %H:%M")} UTC, {args.seconds:.0f} s each, '
           f'{args.load} CPU-bound processes beside, '
           f'load average {os.getloadavg()[0]:.2f}')
-    for label in ('floor', 'ours'):
+    for label in ('floor', 'python', 'ours'):
         for result in results[label]:
             report(label, result)
     floor = np.mean([r['cpu'] / max(r['received'], 1) for r in results['floor']])
-    ours = np.mean([r['cpu'] / max(r['received'], 1) for r in results['ours']])
-    print(f'CPU per message, ours / floor: {ours / floor:.2f}')
+    for label in ('python', 'ours') if args.python_path else ('ours',):
+        cpu = np.mean([r['cpu'] / max(r['received'], 1) for r in results[label]])
+        print(f'CPU per message, {label} / floor: {cpu / floor:.2f}')
 
 
 if __name__ == '__main__':

@@ -77,7 +77,7 @@ _compile_lock = threading.RLock()   # re-entered: a state entry compiles the ker
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
                  'integrators', 'identification.regressor', 'rollouts.kernels',
-                 'actuators.friction')
+                 'actuators.friction', 'nodes.stream_kernel')
 _warm_started = False
 # CPU seconds to compile one entry point on a cold cache (every kernel: 27 s of CPU on a 2.1 GHz
 # Xeon; the README's start-up figures), for the one line announcing a compile

@@ -325,6 +325,17 @@ class RobotModel:
         return self._dof
 
     @property
+    def packed(self) -> np.ndarray:
+        """
+        Return the packed model the kernels read: float64 (bodies + 1, NCOL).
+
+        Payload and actuator changes swap in a new one (``_swap``) and never
+        write it afterwards: a compiled caller outside this class reads this
+        again for every call.
+        """
+        return self._model
+
+    @property
     def joint_names(self) -> tuple:
         """Independent joints (revolute, continuous, prismatic; not mimic), in coordinate order."""
         return self._arrays.joint_names

@@ -67,6 +67,11 @@ class JointStateView:
         self._names_bytes = b''
         self._names: tuple = ()
 
+    @property
+    def names_bytes(self) -> bytes:
+        """Return the names block (count and strings) of the last message decoded, b'' before."""
+        return self._names_bytes
+
     def decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray, np.ndarray]:
         """Return (stamp_ns, names, position (n,), velocity, effort (n,) or (0,)) of a message."""
         if len(data) < 24 or data[:4] != _HEADER_LE:
@@ -155,6 +160,11 @@ class Float64ArrayWriter:
         prefix = _float64_array_prefix(count)
         self._buffer = bytearray(prefix + bytes(8 * count))
         self.values = np.frombuffer(self._buffer, '<f8', count, len(prefix))
+
+    @property
+    def buffer(self) -> bytearray:
+        """Return the message's bytes as the writable buffer ``values`` views."""
+        return self._buffer
 
     def message(self) -> bytes:
         """Return the serialised message holding the current ``values``."""

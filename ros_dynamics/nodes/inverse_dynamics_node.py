@@ -92,7 +92,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
 from ros_dynamics.msg import JointActuatorReport, LimitViolation
-from ros_dynamics.nodes import cdr
+from ros_dynamics.nodes import cdr, gravity_stream
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
                                        Timing, Watchdog)
@@ -173,6 +173,11 @@ class Feedforward:
             ignored=self.unlisted if unlisted == 'ignore' else (),
             initial=np.where(listed | (unlisted == 'require'), np.nan, rest))
         self.reference: Optional[tuple] = None
+        # the compiled stream (nodes/gravity_stream.py), armed by the node on names seen
+        # twice in a row (last_names) at most once a second (armed_at, node-clock s)
+        self.compiled: Optional[gravity_stream.CompiledGravityStream] = None
+        self.last_names: tuple = ()
+        self.armed_at = -math.inf
 
 
 class InverseDynamicsNode(Node):
@@ -314,6 +319,7 @@ class InverseDynamicsNode(Node):
             feedforward = None
         else:
             self._stream_error = ''
+            gravity_stream.prepare()
         with self._lock:
             self._feedforward = feedforward
 
@@ -416,12 +422,34 @@ class InverseDynamicsNode(Node):
 
     def _on_joint_state_bytes(self, data: bytes) -> None:
         """
-        Decode a serialised JointState (raw subscription); drop and count malformed bytes.
+        Answer a serialised JointState (raw subscription); drop and count malformed bytes.
 
-        Little-endian XCDR1 (what rmw implementations send on this project's
-        machines) is read in place; any other encapsulation (a big-endian
-        peer) goes through rclpy's deserialiser, which refuses what it cannot read.
+        The usual message of an armed compiled stream is answered in one
+        compiled call (nodes/gravity_stream.py); every other goes the Python
+        way: little-endian XCDR1 (what rmw implementations send on this
+        project's machines) is read in place, any other encapsulation (a
+        big-endian peer) goes through rclpy's deserialiser, which refuses
+        what it cannot read.
         """
+        start = time.perf_counter()
+        now = self._time.nanoseconds()
+        feedforward = self._feedforward
+        compiled = None if feedforward is None else feedforward.compiled
+        if compiled is not None and not self._estimation.collecting:
+            status = compiled.answer(data, now)
+            if status == gravity_stream.PUBLISH:
+                self._window['received'] += 1
+                with self._command_lock:   # a command and its time, as one for the watchdog
+                    self._commands.publish(compiled.message())
+                    self._zeroed = False
+                    self._last_command_time = now * 1e-9
+                self._published += 1
+                self._timing.add(time.perf_counter() - start)
+                return
+            if status == gravity_stream.STALE:
+                self._window['received'] += 1
+                self._stale()
+                return
         try:
             stamp_ns, names, position, velocity, effort = self._state_view.decode(data)
         except ValueError as error:
@@ -440,7 +468,36 @@ class InverseDynamicsNode(Node):
                                       f'{self._skipped_malformed}): {problem}',
                                       throttle_duration_sec=5.0)
             return
-        self._on_joint_state(stamp_ns, names, position, velocity, effort)
+        self._on_joint_state(stamp_ns, names, position, velocity, effort, now)
+        if feedforward is not None and feedforward is self._feedforward:
+            self._arm(feedforward, names, now * 1e-9)
+
+    def _arm(self, feedforward: Feedforward, names: tuple, seconds: float) -> None:
+        """
+        Arm the compiled stream on the names just decoded, when it applies.
+
+        It applies in gravity_compensation without damping, friction or
+        effort_commands, for names that came twice in a row through the
+        Python path, every name a model joint (none ignored, none twice); at
+        most once a second, so that partial states from publishers taking
+        turns cost one re-arm a second, not one a message.
+        """
+        previous, feedforward.last_names = feedforward.last_names, names
+        compiled = feedforward.compiled
+        if (names != previous or (compiled is not None and compiled.names == names)
+                or seconds - feedforward.armed_at < 1.0 or not gravity_stream.enabled()
+                or not gravity_stream.ready() or self._mode != 'gravity_compensation'
+                or feedforward.damped or self._friction != 'false'
+                or self._publish_joint_state):
+            return
+        order = feedforward.state.order(names)
+        model = self._models.model
+        if order[1] is None or model is not feedforward.model:
+            return
+        feedforward.armed_at = seconds
+        feedforward.compiled = gravity_stream.CompiledGravityStream(
+            feedforward, names, self._state_view.names_bytes, order, self._timeout,
+            self._clamp, self._estimation.samples(model))
 
     def _on_joint_state_message(self, message: JointState) -> None:
         """Take a JointState message object (the fallback when the byte layout differs)."""
@@ -448,7 +505,8 @@ class InverseDynamicsNode(Node):
         self._on_joint_state(stamp.sec * 1_000_000_000 + stamp.nanosec, message.name,
                              message.position, message.velocity, message.effort)
 
-    def _on_joint_state(self, stamp_ns: int, names, position, velocity, effort) -> None:
+    def _on_joint_state(self, stamp_ns: int, names, position, velocity, effort,
+                        now: Optional[int] = None) -> None:
         """
         Answer one joint state with a command: every decoded state comes through here.
 
@@ -456,13 +514,15 @@ class InverseDynamicsNode(Node):
         names (sequence of str); position (rad or m), velocity (rad/s or m/s):
         float sequences, velocity of len(names) or empty; partial states are
         merged by name into the stream's buffer; effort (N m or N, len(names)
-        or empty): the measured torques, kept for ~/estimate_payload.
+        or empty): the measured torques, kept for ~/estimate_payload; now:
+        the node clock (int ns) when the message came (None: read it here).
         """
         start = time.perf_counter()
         feedforward = self._feedforward
         if feedforward is None:
             return
-        now = self._time.nanoseconds()
+        if now is None:
+            now = self._time.nanoseconds()
         seconds = now * 1e-9
         stamp = stamp_ns * 1e-9
         window = self._window
@@ -688,6 +748,8 @@ class InverseDynamicsNode(Node):
                   'skipped_overflow': self._skipped_overflow,
                   'skipped_malformed': self._skipped_malformed,
                   'stream_input': 'bytes' if self._state_view is not None else 'messages',
+                  'stream_path': ('compiled' if self._feedforward is not None
+                                  and self._feedforward.compiled is not None else 'python'),
                   'window_received': window['received'], 'window_stale': window['stale']}
         values.update({f'stream_{k}': v for k, v in self._timing.summary().items()})
         values.update({f'service_{k}': v for k, v in self._service_timing.summary().items()})

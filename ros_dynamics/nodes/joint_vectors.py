@@ -167,6 +167,12 @@ class JointStateBuffer:
                 self.qd[j] = velocities[k]
         return False
 
+    def order(self, names: Sequence[str]) -> tuple:
+        """Return the index, known and covers of a message's names: ``_order``, kept."""
+        key = tuple(names)
+        order = self._message_index.get(key)
+        return self._order(key) if order is None else order
+
     def _order(self, key: tuple) -> tuple:
         """
         Return (index, known, covers) for a message's name order, and keep it.

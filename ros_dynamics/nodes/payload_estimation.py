@@ -77,14 +77,15 @@ class JointSampleBuffer:
         self.joint_names = tuple(joint_names)
         self.dof = len(self.joint_names)
         self.capacity = int(capacity)
-        self._t = np.full(max(self.capacity, 1), -math.inf)
-        self._rows = np.zeros((max(self.capacity, 1), 3 * self.dof))
-        self._next = 0
-        self._count = 0
+        self.times = np.full(max(self.capacity, 1), -math.inf)
+        self.rows = np.zeros((max(self.capacity, 1), 3 * self.dof))
+        # [next, count, capacity]: an array, so that the compiled stream appends too
+        # (nodes/stream_kernel.py gravity_command, under ``lock``)
+        self.cursor = np.array([0, 0, self.capacity], dtype=np.int64)
         self._index = {name: k for k, name in enumerate(self.joint_names)}
         self._orders: dict = {}   # a message's name tuple -> (model indices, message indices)
         self._effort = np.zeros(self.dof)
-        self._lock = threading.Lock()   # add (the node's thread) against since (the service's)
+        self.lock = threading.Lock()   # add (the node's thread) against since (the service's)
 
     def efforts(self, names, effort) -> np.ndarray:
         """Return the message's efforts in model order (NaN for the joints it lacks)."""
@@ -111,27 +112,29 @@ class JointSampleBuffer:
         """Keep one state: t (s), q, qd, effort (dof,) in model order."""
         if self.capacity == 0:
             return
-        with self._lock:
-            k, n = self._next, self.dof
-            row = self._rows[k]
+        with self.lock:
+            cursor, n = self.cursor, self.dof
+            k = int(cursor[0])
+            row = self.rows[k]
             row[:n], row[n:2 * n], row[2 * n:] = q, qd, effort
-            self._t[k] = t
-            self._next = (k + 1) % self.capacity
-            self._count = min(self._count + 1, self.capacity)
+            self.times[k] = t
+            cursor[0] = (k + 1) % self.capacity
+            cursor[1] = min(int(cursor[1]) + 1, self.capacity)
 
     def __len__(self) -> int:
         """Return how many states the ring holds."""
-        return self._count
+        return int(self.cursor[1])
 
     def since(self, start: float) -> tuple:
         """Return (t (N,), q, qd, effort (N, dof)) of the states with t >= start, oldest first."""
-        with self._lock:
-            if self._count < self.capacity:
-                order = np.arange(self._count)
+        with self.lock:
+            following, count = int(self.cursor[0]), int(self.cursor[1])
+            if count < self.capacity:
+                order = np.arange(count)
             else:
-                order = (self._next + np.arange(self.capacity)) % self.capacity
-            keep = order[self._t[order] >= start]
-            return split(self._t[keep], self._rows[keep], self.dof)
+                order = (following + np.arange(self.capacity)) % self.capacity
+            keep = order[self.times[order] >= start]
+            return split(self.times[keep], self.rows[keep], self.dof)
 
 
 def split(t: np.ndarray, rows: np.ndarray, dof: int) -> tuple:
@@ -224,15 +227,25 @@ class PayloadEstimation:
         model = self._models.model
         if model is None:
             return
-        buffer = self._buffer
-        if buffer is None or buffer.joint_names != model.joint_names:
-            capacity = KEPT_SAMPLES if self._window > 0.0 else 0
-            buffer = self._buffer = JointSampleBuffer(model.joint_names, capacity)
+        buffer = self.samples(model)
         effort = buffer.efforts(names, effort)
         buffer.add(t, q, qd, effort)
         collection = self._collection
         if collection is not None:
             collection.add(t, q, qd, effort)
+
+    def samples(self, model) -> JointSampleBuffer:
+        """Return the ring of joint states ``add`` fills for ``model``'s joints (made once)."""
+        buffer = self._buffer
+        if buffer is None or buffer.joint_names != model.joint_names:
+            capacity = KEPT_SAMPLES if self._window > 0.0 else 0
+            buffer = self._buffer = JointSampleBuffer(model.joint_names, capacity)
+        return buffer
+
+    @property
+    def collecting(self) -> bool:
+        """Return True while a request collects the states after it (``add`` must see them)."""
+        return self._collection is not None
 
     # ------------------------------------------------------------------ the service
     def _on_request(self, request, response):
