@@ -72,7 +72,15 @@ COL_OFFSET = COL_ARMATURE + 3    # 1: constant friction offset (N m)
 COL_SIGMOID = COL_ARMATURE + 4   # 3: Gaz et al.'s sigmoid (phi1, phi2, phi3)
 COL_SIGMOID_REST = COL_ARMATURE + 7   # 1: its value at rest, phi1 / (1 + exp(-phi2 phi3))
 NACTUATOR = 8
-NCOL = NREAL + NINT + NACTUATOR
+# the joint-aligned copy of each body row, read by ABA only (``aligned_columns``): body i's frame
+# turned by A_i (A_i e_z = its joint axis), so every joint moves along or about z
+ALIGN_TREE_R = NREAL + NINT + NACTUATOR   # 9: A_p^T R_tree A_i (A_p: the parent's, 1 at the root)
+ALIGN_TREE_P = ALIGN_TREE_R + 9     # 3: A_p^T p_tree (m)
+ALIGN_FIRST_MOMENT = ALIGN_TREE_P + 3   # 3: A_i^T h (kg m)
+ALIGN_IBAR = ALIGN_FIRST_MOMENT + 3   # 6: A_i^T ibar A_i (xx, yy, zz, xy, xz, yz)
+ALIGN_R = ALIGN_IBAR + 6            # 9: A_i, the aligned frame in body coordinates (row-major)
+NALIGNED = 30
+NCOL = NREAL + NINT + NACTUATOR + NALIGNED
 # header row (the last row of the packed model)
 H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)
 H_DOF = 3           # 1: number of independent coordinates
@@ -96,15 +104,78 @@ def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
     model[:nb, :NREAL] = reals
     model[:nb, NREAL:NREAL + NINT] = ints
     if actuator is not None:
-        model[:nb, COL_ARMATURE:] = actuator
+        model[:nb, COL_ARMATURE:COL_ARMATURE + NACTUATOR] = actuator
     if inertia is not None:
         model[:nb, INERTIA_COLUMNS] += inertia
+    for i in range(nb):
+        parent = int(ints[i, PARENT])
+        parent_alignment = axis_alignment(reals[parent, AXIS:AXIS + 3]) if parent >= 0 else None
+        model[i, ALIGN_TREE_R:ALIGN_TREE_R + NALIGNED] = aligned_columns(
+            model[i], axis_alignment(reals[i, AXIS:AXIS + 3]), parent_alignment)
     model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
     model[nb, H_DOF] = dof
     model[nb, H_TOLERANCE] = tolerance
     model[nb, H_FRICTION_VELOCITY] = friction_velocity
     model.setflags(write=False)
     return model
+
+
+def axis_alignment(axis: np.ndarray) -> np.ndarray:
+    """
+    Return a rotation A (3, 3) whose third column is the unit joint ``axis``.
+
+    A frame turned by A has its z axis along the joint axis (Featherstone 2008,
+    sec. 4.4: a joint frame chosen so that S is a column of the identity).
+    A coordinate axis (+-x, +-y, +-z, the usual URDF case) gives a signed
+    permutation, exact in floating point; the identity for +z.
+    """
+    axis = np.asarray(axis, dtype=float)
+    for k in range(3):
+        if abs(axis[k]) == 1.0:
+            z = np.zeros(3)
+            z[k] = axis[k]
+            if k == 2:
+                return np.diag([1.0, axis[2], axis[2]])   # 1, or a half-turn about x
+            x = np.zeros(3)
+            x[(k + 1) % 3] = 1.0
+            return np.column_stack([x, np.cross(z, x), z])
+    other = np.zeros(3)
+    other[int(np.argmin(np.abs(axis)))] = 1.0
+    x = np.cross(other, axis)
+    x /= np.linalg.norm(x)
+    return np.column_stack([x, np.cross(axis, x), axis])
+
+
+def aligned_columns(row: np.ndarray, alignment: np.ndarray,
+                    parent_alignment: Optional[np.ndarray]) -> np.ndarray:
+    """
+    Return body row ``row``'s joint-aligned columns (NALIGNED,) for ABA.
+
+    With A_i = ``alignment`` and A_p = ``parent_alignment`` (None: the fixed
+    root, A_p = 1), the aligned body frame is the body frame turned by A_i, so
+    the joint transform is R = (A_p^T R_tree A_i) Rz(q_i), r = A_p^T p_tree
+    (revolute) or R = A_p^T R_tree A_i, r = A_p^T p_tree + R e_z q_i
+    (prismatic), and the inertia is A_i^T (h, ibar A_i) (Featherstone 2008,
+    eq. 2.66 for a pure rotation).
+    """
+    parent = np.eye(3) if parent_alignment is None else parent_alignment
+    tree = parent.T @ row[TREE_R:TREE_R + 9].reshape(3, 3) @ alignment
+    ibar = row[IBAR:IBAR + 6]
+    full = np.array([[ibar[0], ibar[3], ibar[4]], [ibar[3], ibar[1], ibar[5]],
+                     [ibar[4], ibar[5], ibar[2]]])
+    turned = alignment.T @ full @ alignment
+    return np.concatenate([tree.ravel(), parent.T @ row[TREE_P:TREE_P + 3],
+                           alignment.T @ row[FIRST_MOMENT:FIRST_MOMENT + 3],
+                           [turned[0, 0], turned[1, 1], turned[2, 2], turned[0, 1],
+                            turned[0, 2], turned[1, 2]], alignment.ravel()])
+
+
+def with_body_inertia(model: np.ndarray, body: int, inertia: np.ndarray) -> None:
+    """Write ``body``'s (m, h, ibar) columns ``inertia`` (10,) and their aligned copy."""
+    model[body, INERTIA_COLUMNS] = inertia
+    alignment = model[body, ALIGN_R:ALIGN_R + 9].reshape(3, 3)
+    turned = aligned_columns(model[body], alignment, None)
+    model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = turned[12:21]
 
 
 @kernel

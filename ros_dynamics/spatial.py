@@ -273,3 +273,63 @@ def articulated_to_parent(rot, r, a, b, c):
     # r^x B1^T = -(B1 r^x)^T since (r^x)^T = -r^x
     ap = mat_add(a1, mat_scale(-1.0, mat_add(mat_add(b1_rx, mat_t(b1_rx)), mat_mat(rx_c1, rx))))
     return ap, mat_add(b1, rx_c1), c1
+
+
+@kernel
+def articulated_to_parent_z(rot, r, a, b, c):
+    """
+    Return articulated_to_parent(rot, r, a, b, c) for IA with IA (e_z, 0) = 0.
+
+    Reads only the entries that can be nonzero: a's top-left 2x2 block
+    (a[0], a[1], a[4]), b's first two rows and c (symmetric). This is the
+    structure of IA_i - U_i U_i^T / D_i after a revolute joint about z with no
+    armature (Featherstone 2008, sec. 7.3: that inertia does not resist the
+    joint's own motion), and it takes about two thirds of the products of
+    the general transform. Symmetric results are built from their upper
+    triangles.
+    """
+    c0, s0 = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7])   # the first two columns of R
+    # A1 = R2 A2 R2^T (R2: those columns, A2 the 2x2 block)
+    m0 = add(scale(a[0], c0), scale(a[1], s0))
+    m1 = add(scale(a[1], c0), scale(a[4], s0))
+    a1 = (m0[0] * c0[0] + m1[0] * s0[0], m0[0] * c0[1] + m1[0] * s0[1],
+          m0[0] * c0[2] + m1[0] * s0[2], m0[1] * c0[1] + m1[1] * s0[1],
+          m0[1] * c0[2] + m1[1] * s0[2], m0[2] * c0[2] + m1[2] * s0[2])
+    # B1 = (R2 B2) R^T
+    n0 = add(scale(b[0], c0), scale(b[3], s0))   # the columns of R2 B2
+    n1 = add(scale(b[1], c0), scale(b[4], s0))
+    n2 = add(scale(b[2], c0), scale(b[5], s0))
+    rows = ((rot[0], rot[1], rot[2]), (rot[3], rot[4], rot[5]), (rot[6], rot[7], rot[8]))
+    b1 = (dot((n0[0], n1[0], n2[0]), rows[0]), dot((n0[0], n1[0], n2[0]), rows[1]),
+          dot((n0[0], n1[0], n2[0]), rows[2]),
+          dot((n0[1], n1[1], n2[1]), rows[0]), dot((n0[1], n1[1], n2[1]), rows[1]),
+          dot((n0[1], n1[1], n2[1]), rows[2]),
+          dot((n0[2], n1[2], n2[2]), rows[0]), dot((n0[2], n1[2], n2[2]), rows[1]),
+          dot((n0[2], n1[2], n2[2]), rows[2]))
+    # C1 = R C R^T, upper triangle
+    p0 = mat_vec(c, rows[0])   # (R C)^T's columns: C R^T = (C r_0, C r_1, C r_2)
+    p1 = mat_vec(c, rows[1])
+    p2 = mat_vec(c, rows[2])
+    c1 = (dot(rows[0], p0), dot(rows[0], p1), dot(rows[0], p2),
+          dot(rows[1], p1), dot(rows[1], p2), dot(rows[2], p2))
+    c1 = (c1[0], c1[1], c1[2], c1[1], c1[3], c1[4], c1[2], c1[4], c1[5])
+    # E = r^x C1 (columns r x C1[:, j]); F = B1 r^x (rows B1[i, :] x r); G = E r^x (symmetric)
+    e0 = cross(r, (c1[0], c1[3], c1[6]))
+    e1 = cross(r, (c1[1], c1[4], c1[7]))
+    e2 = cross(r, (c1[2], c1[5], c1[8]))
+    f0 = cross((b1[0], b1[1], b1[2]), r)
+    f1 = cross((b1[3], b1[4], b1[5]), r)
+    f2 = cross((b1[6], b1[7], b1[8]), r)
+    g0 = cross((e0[0], e1[0], e2[0]), r)
+    g1 = cross((e0[1], e1[1], e2[1]), r)
+    g2 = cross((e0[2], e1[2], e2[2]), r)
+    xx = a1[0] - 2.0 * f0[0] - g0[0]
+    xy = a1[1] - f0[1] - f1[0] - g0[1]
+    xz = a1[2] - f0[2] - f2[0] - g0[2]
+    yy = a1[3] - 2.0 * f1[1] - g1[1]
+    yz = a1[4] - f1[2] - f2[1] - g1[2]
+    zz = a1[5] - 2.0 * f2[2] - g2[2]
+    bp = (b1[0] + e0[0], b1[1] + e1[0], b1[2] + e2[0],
+          b1[3] + e0[1], b1[4] + e1[1], b1[5] + e2[1],
+          b1[6] + e0[2], b1[7] + e1[2], b1[8] + e2[2])
+    return (xx, xy, xz, xy, yy, yz, xz, yz, zz), bp, c1
