@@ -47,11 +47,11 @@ from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_
                                  dof_of, gravity_of, H_TOLERANCE, joint_position, joint_rate,
                                  MASS, one_state, parent_of, REVOLUTE)
 from ros_dynamics.rnea import rnea_into
-from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent,
-                                  articulated_to_parent_z, cross_force,
+from ros_dynamics.spatial import (add, articulated_times, articulated_times_z,
+                                  articulated_to_parent, articulated_to_parent_z, cross_force,
                                   dot, force_to_parent, load3, load6, load9, mat_add, mat_t_vec,
-                                  motion_to_child, outer, rigid_inertia_times, scale, skew,
-                                  store3, store9, sub)
+                                  motion_to_child, outer, projected_inertia_z,
+                                  rigid_inertia_times, scale, skew, store3, store9, sub)
 
 W_ROT = 0      # 9
 W_POS = 9      # 3
@@ -188,18 +188,23 @@ def aba_articulated(model, tau, work):
         if parent < 0:
             continue
         s = -1.0 / d
-        a = mat_add(a, outer(scale(s, uw), uw))
-        b = mat_add(b, outer(scale(s, uw), uv))
-        c = mat_add(c, outer(scale(s, uv), uv))
-        cn, cf = articulated_times(a, b, c, load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V))
         k = u / d
-        pn = add(add(pn, cn), scale(k, uw))
-        pf = add(add(pf, cf), scale(k, uv))
+        cw, cv = load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V)
         rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
-        if revolute and armature == 0.0:   # then IA (e_z, 0) = 0: a third of the work less
+        if revolute and armature == 0.0:
+            # Ia = IA - U U^T / D then has Ia (e_z, 0) = 0 (it does not resist the joint's
+            # own motion) and c_i no z components: about a third of the products less
+            a, b, c = projected_inertia_z(a, b, c, uw, uv, s)
+            cn, cf = articulated_times_z(a, b, c, cw, cv)
             ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
         else:
+            a = mat_add(a, outer(scale(s, uw), uw))
+            b = mat_add(b, outer(scale(s, uw), uv))
+            c = mat_add(c, outer(scale(s, uv), uv))
+            cn, cf = articulated_times(a, b, c, cw, cv)
             ap, bp, cp = articulated_to_parent(rot, r, a, b, c)
+        pn = add(add(pn, cn), scale(k, uw))
+        pf = add(add(pf, cf), scale(k, uv))
         store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
         store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
         store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))

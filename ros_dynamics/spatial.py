@@ -276,6 +276,38 @@ def articulated_to_parent(rot, r, a, b, c):
 
 
 @kernel
+def projected_inertia_z(a, b, c, uw, uv, s):
+    """
+    Return the blocks of IA + s U U^T, s = -1 / D, for U = IA (e_z, 0) and D = U_z.
+
+    Then (IA + s U U^T) (e_z, 0) = 0, and the entries this makes zero (the
+    third row and column of the angular block, the third row of B) are set
+    to exactly zero instead of computed as rounding residues.
+    """
+    x0, x1 = s * uw[0], s * uw[1]
+    a01 = a[1] + x0 * uw[1]
+    return ((a[0] + x0 * uw[0], a01, 0.0, a01, a[4] + x1 * uw[1], 0.0, 0.0, 0.0, 0.0),
+            (b[0] + x0 * uv[0], b[1] + x0 * uv[1], b[2] + x0 * uv[2],
+             b[3] + x1 * uv[0], b[4] + x1 * uv[1], b[5] + x1 * uv[2], 0.0, 0.0, 0.0),
+            mat_add(c, outer(scale(s, uv), uv)))
+
+
+@kernel
+def articulated_times_z(a, b, c, w, v):
+    """
+    Return IA (w, v) for IA as projected_inertia_z leaves it and w_z = v_z = 0.
+
+    (The velocity-product term c_i of a revolute joint about z, c_i = v_i x
+    (e_z qd_i, 0), has no z components.)
+    """
+    return ((a[0] * w[0] + a[1] * w[1] + b[0] * v[0] + b[1] * v[1],
+             a[1] * w[0] + a[4] * w[1] + b[3] * v[0] + b[4] * v[1], 0.0),
+            (b[0] * w[0] + b[3] * w[1] + c[0] * v[0] + c[1] * v[1],
+             b[1] * w[0] + b[4] * w[1] + c[3] * v[0] + c[4] * v[1],
+             b[2] * w[0] + b[5] * w[1] + c[6] * v[0] + c[7] * v[1]))
+
+
+@kernel
 def articulated_to_parent_z(rot, r, a, b, c):
     """
     Return articulated_to_parent(rot, r, a, b, c) for IA with IA (e_z, 0) = 0.
