@@ -47,10 +47,13 @@ from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_
                                  dof_of, gravity_of, H_TOLERANCE, joint_position, joint_rate,
                                  MASS, one_state, parent_of, REVOLUTE)
 from ros_dynamics.rnea import rnea_into
-from ros_dynamics.spatial import (add, articulated_times, articulated_times_z,
-                                  articulated_to_parent, articulated_to_parent_z, cross_force,
+from ros_dynamics.spatial import (add, articulated_times, articulated_times_prismatic_z,
+                                  articulated_times_z, articulated_to_parent,
+                                  articulated_to_parent_prismatic_z, articulated_to_parent_z,
+                                  cross_force,
                                   dot, force_to_parent, load3, load6, load9, mat_add, mat_t_vec,
-                                  motion_to_child, outer, projected_inertia_z,
+                                  motion_to_child, outer, projected_inertia_prismatic_z,
+                                  projected_inertia_z,
                                   rigid_inertia_times, scale, skew, store3, store9, sub)
 
 W_ROT = 0      # 9
@@ -191,12 +194,16 @@ def aba_articulated(model, tau, work):
         k = u / d
         cw, cv = load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V)
         rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
-        if revolute and armature == 0.0:
-            # Ia = IA - U U^T / D then has Ia (e_z, 0) = 0 (it does not resist the joint's
-            # own motion) and c_i no z components: about a third of the products less
+        if armature == 0.0 and revolute:
+            # Ia = IA - U U^T / D then has Ia S = 0 (it does not resist the joint's own
+            # motion) and c_i no z components: about a third of the products less
             a, b, c = projected_inertia_z(a, b, c, uw, uv, s)
             cn, cf = articulated_times_z(a, b, c, cw, cv)
             ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
+        elif armature == 0.0:
+            a, b, c = projected_inertia_prismatic_z(a, b, c, uw, uv, s)
+            cn, cf = articulated_times_prismatic_z(a, b, c, cw, cv)
+            ap, bp, cp = articulated_to_parent_prismatic_z(rot, r, a, b, c)
         else:
             a = mat_add(a, outer(scale(s, uw), uw))
             b = mat_add(b, outer(scale(s, uw), uv))
