@@ -32,8 +32,11 @@ states in [-1, 1]:
 
 Times are CPU (process) time per evaluation, the best of ``--repeats``
 interleaved runs over ``--states`` states each (so both kernels see the
-same load), printed with the load average. Then an RK4 floor: 1000 steps of
-dt = 1 ms from one state, four ABA calls a step, with each kernel.
+same load), printed with the load average; ``--armature`` sets every
+joint's armature (then pass 2 adds a rank-one term, or takes the general
+path where the armature exceeds the joint's own inertia U_z). Then an
+RK4 floor: 1000 steps of dt = 1 ms from one state, four ABA calls a step,
+with each kernel.
 """
 
 import argparse
@@ -221,12 +224,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--repeats', type=int, default=15, help='interleaved runs (best taken)')
     parser.add_argument('--states', type=int, default=2000, help='states a run')
+    parser.add_argument('--armature', type=float, default=0.0,
+                        help='armature of every joint (kg m^2 or kg; default 0)')
     args = parser.parse_args()
     now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     print(f'ABA kernels, CPU us per evaluation, {now}, {os.cpu_count()} cores, '
           f'load average {os.getloadavg()[0]:.2f} (shared machine)')
     for label, relative in ROBOTS:
         robot = RobotModel(parse_urdf_file(example_urdf(relative)), mimic=False)
+        robot.armature = np.full(robot.dof, args.armature)
         model = robot._model
         rng = np.random.default_rng(0)
         q, qd, tau = (rng.uniform(-1.0, 1.0, (args.states, robot.dof)) for _ in range(3))
@@ -244,8 +250,8 @@ def main() -> None:
         for run in runs.values():
             run()
         best = cpu_best(runs, args.repeats, args.states)
-        print(f'\n{label} ({robot.dof} dof), relative difference of qdd {error:.1e}, '
-              f'load {os.getloadavg()[0]:.2f}')
+        print(f'\n{label} ({robot.dof} dof, armature {args.armature:g}), relative difference '
+              f'of qdd {error:.1e}, load {os.getloadavg()[0]:.2f}')
         print(f'{"kernel":10} {"pass 1":>8} {"pass 2":>8} {"pass 3":>8} {"total":>8}')
         for name in ('body', 'aligned'):
             t = [best[f'{name} {p}'] * 1e6 for p in (1, 2, 3)]

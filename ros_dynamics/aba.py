@@ -175,12 +175,12 @@ def aba_articulated(model, tau, work):
         revolute = model[i, COL_JTYPE] == REVOLUTE
         if revolute:   # U = IA e_z (angular), the third column
             uw, uv = (a[2], a[5], a[8]), (b[6], b[7], b[8])
-            d, u = a[8], tau[coordinate_of(model, i)] - pn[2]
+            uz, u = a[8], tau[coordinate_of(model, i)] - pn[2]
         else:          # U = IA e_z (linear)
             uw, uv = (b[2], b[5], b[8]), (c[2], c[5], c[8])
-            d, u = c[8], tau[coordinate_of(model, i)] - pf[2]
+            uz, u = c[8], tau[coordinate_of(model, i)] - pf[2]
         armature = armature_of(model, i)
-        d += armature
+        d = uz + armature
         if not d > tolerance:
             return i
         store3(work, i, W_U_W, uw)
@@ -190,21 +190,33 @@ def aba_articulated(model, tau, work):
         parent = parent_of(model, i)
         if parent < 0:
             continue
-        s = -1.0 / d
         k = u / d
         cw, cv = load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V)
         rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
-        if armature == 0.0 and revolute:
-            # Ia = IA - U U^T / D then has Ia S = 0 (it does not resist the joint's own
-            # motion) and c_i no z components: about a third of the products less
-            a, b, c = projected_inertia_z(a, b, c, uw, uv, s)
-            cn, cf = articulated_times_z(a, b, c, cw, cv)
-            ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
-        elif armature == 0.0:
-            a, b, c = projected_inertia_prismatic_z(a, b, c, uw, uv, s)
-            cn, cf = articulated_times_prismatic_z(a, b, c, cw, cv)
-            ap, bp, cp = articulated_to_parent_prismatic_z(rot, r, a, b, c)
+        if armature <= uz:
+            # Ia = IA0 + kappa U U^T with IA0 = IA - U U^T / U_z, kappa = I_a / (U_z D) (zero
+            # without armature; U_z >= D / 2 keeps both terms of the size of Ia). IA0 S = 0
+            # (it does not resist the joint's own motion) and c_i has no z components, so
+            # IA0 c_i and X^T IA0 X take about a third of the products less; the rank-one
+            # term moves to the parent as one force transform of U.
+            if revolute:
+                a, b, c = projected_inertia_z(a, b, c, uw, uv, -1.0 / uz)
+                cn, cf = articulated_times_z(a, b, c, cw, cv)
+                ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
+            else:
+                a, b, c = projected_inertia_prismatic_z(a, b, c, uw, uv, -1.0 / uz)
+                cn, cf = articulated_times_prismatic_z(a, b, c, cw, cv)
+                ap, bp, cp = articulated_to_parent_prismatic_z(rot, r, a, b, c)
+            if armature > 0.0:
+                kappa = armature / (uz * d)
+                uc = kappa * (dot(uw, cw) + dot(uv, cv))
+                cn, cf = add(cn, scale(uc, uw)), add(cf, scale(uc, uv))
+                fn, ff = force_to_parent(rot, r, uw, uv)
+                ap = mat_add(ap, outer(scale(kappa, fn), fn))
+                bp = mat_add(bp, outer(scale(kappa, fn), ff))
+                cp = mat_add(cp, outer(scale(kappa, ff), ff))
         else:
+            s = -1.0 / d
             a = mat_add(a, outer(scale(s, uw), uw))
             b = mat_add(b, outer(scale(s, uw), uv))
             c = mat_add(c, outer(scale(s, uv), uv))

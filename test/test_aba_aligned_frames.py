@@ -81,13 +81,17 @@ def test_aba_equals_the_dense_solution_with_armature_payloads_and_wrenches():
         assert np.allclose(robot.forward_dynamics(q, qd, tau, wrenches),
                            dense_forward_dynamics(robot, q, qd, tau, wrenches), rtol=0,
                            atol=1e-10)
-    robot.armature = rng.uniform(0.0, 0.2, robot.dof) * (np.arange(robot.dof) % 2)
     robot.set_payload('tool', 1.5, com=(0.02, -0.01, 0.03),
                       inertia=np.diag([0.002, 0.003, 0.004]))
     robot.set_payload('l5', 0.7)
-    for _ in range(5):
-        q, qd, tau = (rng.uniform(-1.0, 1.0, robot.dof) for _ in range(3))
-        wrenches = {'tool': rng.uniform(-5.0, 5.0, 6)}
-        assert np.allclose(robot.forward_dynamics(q, qd, tau, wrenches),
-                           dense_forward_dynamics(robot, q, qd, tau, wrenches), rtol=0,
-                           atol=1e-10)
+    # armature below the joint's own inertia U_z (the structured path and its rank-one
+    # term), zero (structured only) and far above it (the general path)
+    for armature in (rng.uniform(0.0, 0.02, robot.dof) * (np.arange(robot.dof) % 2),
+                     np.full(robot.dof, 50.0)):
+        robot.armature = armature
+        for _ in range(5):
+            q, qd, tau = (rng.uniform(-1.0, 1.0, robot.dof) for _ in range(3))
+            wrenches = {'tool': rng.uniform(-5.0, 5.0, 6)}
+            assert np.allclose(robot.forward_dynamics(q, qd, tau, wrenches),
+                               dense_forward_dynamics(robot, q, qd, tau, wrenches), rtol=0,
+                               atol=1e-10)
