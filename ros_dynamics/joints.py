@@ -33,6 +33,8 @@ argument instead of four keeps the per-call cost of crossing from Python
 into compiled code low.
 """
 
+import functools
+import math
 from typing import Optional
 
 from numba import carray
@@ -107,11 +109,12 @@ def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
         model[:nb, COL_ARMATURE:COL_ARMATURE + NACTUATOR] = actuator
     if inertia is not None:
         model[:nb, INERTIA_COLUMNS] += inertia
-    for i in range(nb):
-        parent = int(ints[i, PARENT])
-        parent_alignment = axis_alignment(reals[parent, AXIS:AXIS + 3]) if parent >= 0 else None
-        model[i, ALIGN_TREE_R:ALIGN_TREE_R + NALIGNED] = aligned_columns(
-            model[i], axis_alignment(reals[i, AXIS:AXIS + 3]), parent_alignment)
+    if nb:
+        turns = np.array([axis_alignment(axis) for axis in reals[:, AXIS:AXIS + 3]])
+        parents = ints[:, PARENT]
+        parent_turns = np.where((parents >= 0)[:, None, None], turns[parents], np.eye(3))
+        model[:nb, ALIGN_TREE_R:ALIGN_TREE_R + NALIGNED] = aligned_columns(
+            model[:nb], turns, parent_turns)
     model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
     model[nb, H_DOF] = dof
     model[nb, H_TOLERANCE] = tolerance
@@ -129,53 +132,63 @@ def axis_alignment(axis: np.ndarray) -> np.ndarray:
     A coordinate axis (+-x, +-y, +-z, the usual URDF case) gives a signed
     permutation, exact in floating point; the identity for +z.
     """
-    axis = np.asarray(axis, dtype=float)
+    return np.array(_alignment_of(tuple(float(x) for x in axis)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _alignment_of(axis: tuple) -> tuple:
+    """Return axis_alignment(axis) as nested tuples (memoised: a model repacks often)."""
+    def cross(a, b):
+        return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
     for k in range(3):
         if abs(axis[k]) == 1.0:
-            z = np.zeros(3)
-            z[k] = axis[k]
             if k == 2:
-                return np.diag([1.0, axis[2], axis[2]])   # 1, or a half-turn about x
-            x = np.zeros(3)
-            x[(k + 1) % 3] = 1.0
-            return np.column_stack([x, np.cross(z, x), z])
-    other = np.zeros(3)
-    other[int(np.argmin(np.abs(axis)))] = 1.0
-    x = np.cross(other, axis)
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(axis, x), axis])
+                return ((1.0, 0.0, 0.0), (0.0, axis[2], 0.0), (0.0, 0.0, axis[2]))
+            z = tuple(axis[j] if j == k else 0.0 for j in range(3))
+            x = tuple(1.0 if j == (k + 1) % 3 else 0.0 for j in range(3))
+            y = cross(z, x)
+            return tuple((x[j], y[j], z[j]) for j in range(3))
+    smallest = min(range(3), key=lambda j: abs(axis[j]))
+    other = tuple(1.0 if j == smallest else 0.0 for j in range(3))
+    x = cross(other, axis)
+    norm = math.sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+    x = (x[0] / norm, x[1] / norm, x[2] / norm)
+    y = cross(axis, x)
+    return tuple((x[j], y[j], axis[j]) for j in range(3))
 
 
-def aligned_columns(row: np.ndarray, alignment: np.ndarray,
-                    parent_alignment: Optional[np.ndarray]) -> np.ndarray:
+def aligned_columns(rows: np.ndarray, alignment: np.ndarray,
+                    parent_alignment: np.ndarray) -> np.ndarray:
     """
-    Return body row ``row``'s joint-aligned columns (NALIGNED,) for ABA.
+    Return the joint-aligned columns (nb, NALIGNED) of the body rows ``rows`` (nb, NCOL), for ABA.
 
-    With A_i = ``alignment`` and A_p = ``parent_alignment`` (None: the fixed
-    root, A_p = 1), the aligned body frame is the body frame turned by A_i, so
-    the joint transform is R = (A_p^T R_tree A_i) Rz(q_i), r = A_p^T p_tree
-    (revolute) or R = A_p^T R_tree A_i, r = A_p^T p_tree + R e_z q_i
-    (prismatic), and the inertia is A_i^T (h, ibar A_i) (Featherstone 2008,
-    eq. 2.66 for a pure rotation).
+    With A_i = ``alignment[i]`` and A_p = ``parent_alignment[i]`` (nb, 3, 3;
+    the identity for a body on the fixed root), the aligned body frame is the
+    body frame turned by A_i, so the joint transform is R = (A_p^T R_tree A_i)
+    Rz(q_i), r = A_p^T p_tree (revolute) or R = A_p^T R_tree A_i,
+    r = A_p^T p_tree + R e_z q_i (prismatic), and the inertia is A_i^T (h,
+    ibar A_i) (Featherstone 2008, eq. 2.66 for a pure rotation).
     """
-    parent = np.eye(3) if parent_alignment is None else parent_alignment
-    tree = parent.T @ row[TREE_R:TREE_R + 9].reshape(3, 3) @ alignment
-    ibar = row[IBAR:IBAR + 6]
-    full = np.array([[ibar[0], ibar[3], ibar[4]], [ibar[3], ibar[1], ibar[5]],
-                     [ibar[4], ibar[5], ibar[2]]])
-    turned = alignment.T @ full @ alignment
-    return np.concatenate([tree.ravel(), parent.T @ row[TREE_P:TREE_P + 3],
-                           alignment.T @ row[FIRST_MOMENT:FIRST_MOMENT + 3],
-                           [turned[0, 0], turned[1, 1], turned[2, 2], turned[0, 1],
-                            turned[0, 2], turned[1, 2]], alignment.ravel()])
+    nb = rows.shape[0]
+    tree = np.einsum('bji,bjk,bkl->bil', parent_alignment,
+                     rows[:, TREE_R:TREE_R + 9].reshape(nb, 3, 3), alignment)
+    ibar = rows[:, IBAR:IBAR + 6]
+    full = ibar[:, [0, 3, 4, 3, 1, 5, 4, 5, 2]].reshape(nb, 3, 3)
+    turned = np.einsum('bji,bjk,bkl->bil', alignment, full, alignment)
+    return np.concatenate([tree.reshape(nb, 9),
+                           np.einsum('bji,bj->bi', parent_alignment, rows[:, TREE_P:TREE_P + 3]),
+                           np.einsum('bji,bj->bi', alignment,
+                                     rows[:, FIRST_MOMENT:FIRST_MOMENT + 3]),
+                           turned[:, [0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]],
+                           alignment.reshape(nb, 9)], axis=1)
 
 
 def with_body_inertia(model: np.ndarray, body: int, inertia: np.ndarray) -> None:
     """Write ``body``'s (m, h, ibar) columns ``inertia`` (10,) and their aligned copy."""
     model[body, INERTIA_COLUMNS] = inertia
-    alignment = model[body, ALIGN_R:ALIGN_R + 9].reshape(3, 3)
-    turned = aligned_columns(model[body], alignment, None)
-    model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = turned[12:21]
+    alignment = model[body, ALIGN_R:ALIGN_R + 9].reshape(1, 3, 3)
+    turned = aligned_columns(model[body:body + 1], alignment, np.eye(3)[None])
+    model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = turned[0, 12:21]
 
 
 @kernel
