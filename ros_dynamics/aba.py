@@ -36,18 +36,25 @@ same kernel (O(n^3), still small for the hands and grippers that have mimic
 joints).
 """
 
+import math
+
 import numpy as np
 
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.crba import crba_into
-from ros_dynamics.joints import (armature_of, body_count, coordinate_of, dof_of, gravity_of,
-                                 H_TOLERANCE, joint_position, joint_rate, joint_transform,
-                                 motion_subspace, one_state, parent_of, rigid_inertia)
+from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
+                                 ALIGN_TREE_R, armature_of, body_count, COL_JTYPE, coordinate_of,
+                                 dof_of, gravity_of, H_TOLERANCE, joint_position, joint_rate,
+                                 MASS, one_state, parent_of, REVOLUTE)
 from ros_dynamics.rnea import rnea_into
-from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent, cross_force,
-                                  cross_motion, dot, force_to_parent, load3, load9, mat_add,
-                                  motion_to_child, outer, rigid_inertia_times, scale, skew,
-                                  store3, store9, sub)
+from ros_dynamics.spatial import (add, articulated_times, articulated_times_prismatic_z,
+                                  articulated_times_z, articulated_to_parent,
+                                  articulated_to_parent_prismatic_z, articulated_to_parent_z,
+                                  cross_force,
+                                  dot, force_to_parent, load3, load6, load9, mat_add, mat_t_vec,
+                                  motion_to_child, outer, projected_inertia_prismatic_z,
+                                  projected_inertia_z,
+                                  rigid_inertia_times, scale, skew, store3, store9, sub)
 
 W_ROT = 0      # 9
 W_POS = 9      # 3
@@ -68,18 +75,61 @@ NWORK = 65
 
 
 @kernel
+def aligned_transform(model, i, qi):
+    """
+    Return (R, r): body i's aligned frame in its parent's aligned frame at joint coordinate qi.
+
+    Revolute: R = T Rz(qi), r = p; prismatic: R = T, r = p + T e_z qi, with
+    T, p the aligned tree transform (joints.aligned_columns). Rz(qi) only
+    mixes T's first two columns.
+    """
+    t = load9(model, i, ALIGN_TREE_R)
+    p = load3(model, i, ALIGN_TREE_P)
+    if model[i, COL_JTYPE] == REVOLUTE:
+        c, s = math.cos(qi), math.sin(qi)
+        return ((c * t[0] + s * t[1], c * t[1] - s * t[0], t[2],
+                 c * t[3] + s * t[4], c * t[4] - s * t[3], t[5],
+                 c * t[6] + s * t[7], c * t[7] - s * t[6], t[8]), p)
+    return t, (p[0] + t[2] * qi, p[1] + t[5] * qi, p[2] + t[8] * qi)
+
+
+@kernel
+def aligned_body_force(model, fext, i):
+    """Return body i's force (n, f) of ``fext`` (body coordinates) in its aligned frame, A^T."""
+    n, f = load3(fext, i, 0), load3(fext, i, 3)
+    if n[0] == 0.0 and n[1] == 0.0 and n[2] == 0.0 and f[0] == 0.0 and f[1] == 0.0 \
+            and f[2] == 0.0:
+        return n, f
+    turn = load9(model, i, ALIGN_R)
+    return mat_t_vec(turn, n), mat_t_vec(turn, f)
+
+
+@kernel
 def aba_into(model, q, qd, tau, fext, work, qdd):
     """
     Write qdd = FD(q, qd, tau, fext) into ``qdd``; return -1, or the body whose D_i is ~0.
 
     ``fext`` (nb, 6) holds body forces (n, f) in body coordinates, or is None for none.
+    Runs in the joint-aligned body frames (joints.aligned_columns), where S_i
+    is e_z (revolute: angular; prismatic: linear), so U_i = IA_i S_i is a
+    column of IA_i, D_i an element and S_i^T pA_i a component (Featherstone
+    2008, sec. 4.4); the joint accelerations do not depend on the body frames.
     """
-    nb = body_count(model)
-    tolerance = model[nb, H_TOLERANCE]
-    gravity = gravity_of(model)
+    aba_velocities(model, q, qd, fext, work)
+    singular = aba_articulated(model, tau, work)
+    if singular >= 0:
+        return singular
+    aba_accelerations(model, work, qdd)
+    return -1
+
+
+@kernel
+def aba_velocities(model, q, qd, fext, work):
+    """ABA pass 1 into ``work``: X_i, v_i, c_i, IA_i = I_i and pA_i, aligned body frames."""
     zero = (0.0, 0.0, 0.0)
-    for i in range(nb):
-        rot, r = joint_transform(model, i, joint_position(model, i, q))
+    for i in range(body_count(model)):
+        revolute = model[i, COL_JTYPE] == REVOLUTE
+        rot, r = aligned_transform(model, i, joint_position(model, i, q))
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
         parent = parent_of(model, i)
@@ -87,12 +137,16 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
         if parent >= 0:
             vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
                                      load3(work, parent, W_VEL_V))
-        sw, sv = motion_subspace(model, i)
         rate = joint_rate(model, i, qd)
-        jw, jv = scale(rate, sw), scale(rate, sv)
-        vw, vv = add(vw, jw), add(vv, jv)
-        cw, cv = cross_motion(vw, vv, jw, jv)
-        m, h, ibar = rigid_inertia(model, i)
+        if revolute:   # S qd = (rate e_z, 0): c = v x S qd
+            vw = (vw[0], vw[1], vw[2] + rate)
+            cw, cv = (vw[1] * rate, -vw[0] * rate, 0.0), (vv[1] * rate, -vv[0] * rate, 0.0)
+        else:          # S qd = (0, rate e_z)
+            vv = (vv[0], vv[1], vv[2] + rate)
+            cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
+        m = model[i, MASS]
+        h = load3(model, i, ALIGN_FIRST_MOMENT)
+        ibar = load6(model, i, ALIGN_IBAR)
         iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
         pn, pf = cross_force(vw, vv, iw, iv)
         store3(work, i, W_VEL_W, vw)
@@ -104,18 +158,31 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
         store9(work, i, W_IA_B, skew(h))
         store9(work, i, W_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
         if fext is not None:
-            pn, pf = sub(pn, load3(fext, i, 0)), sub(pf, load3(fext, i, 3))
+            en, ef = aligned_body_force(model, fext, i)
+            pn, pf = sub(pn, en), sub(pf, ef)
         store3(work, i, W_PA_N, pn)
         store3(work, i, W_PA_F, pf)
+
+
+@kernel
+def aba_articulated(model, tau, work):
+    """ABA pass 2 (leaves to root) in ``work``: IA_i, pA_i, U_i, D_i, u_i; -1 or the singular i."""
+    nb = body_count(model)
+    tolerance = model[nb, H_TOLERANCE]
     for i in range(nb - 1, -1, -1):
         a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
         pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
-        sw, sv = motion_subspace(model, i)
-        uw, uv = articulated_times(a, b, c, sw, sv)
-        d = dot(sw, uw) + dot(sv, uv) + armature_of(model, i)
+        revolute = model[i, COL_JTYPE] == REVOLUTE
+        if revolute:   # U = IA e_z (angular), the third column
+            uw, uv = (a[2], a[5], a[8]), (b[6], b[7], b[8])
+            uz, u = a[8], tau[coordinate_of(model, i)] - pn[2]
+        else:          # U = IA e_z (linear)
+            uw, uv = (b[2], b[5], b[8]), (c[2], c[5], c[8])
+            uz, u = c[8], tau[coordinate_of(model, i)] - pf[2]
+        armature = armature_of(model, i)
+        d = uz + armature
         if not d > tolerance:
             return i
-        u = tau[coordinate_of(model, i)] - dot(sw, pn) - dot(sv, pf)
         store3(work, i, W_U_W, uw)
         store3(work, i, W_U_V, uv)
         work[i, W_D] = d
@@ -123,23 +190,55 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
         parent = parent_of(model, i)
         if parent < 0:
             continue
-        s = -1.0 / d
-        a = mat_add(a, outer(scale(s, uw), uw))
-        b = mat_add(b, outer(scale(s, uw), uv))
-        c = mat_add(c, outer(scale(s, uv), uv))
-        cn, cf = articulated_times(a, b, c, load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V))
         k = u / d
+        cw, cv = load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V)
+        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        if armature <= uz:
+            # Ia = IA0 + kappa U U^T with IA0 = IA - U U^T / U_z, kappa = I_a / (U_z D) (zero
+            # without armature; U_z >= D / 2 keeps both terms of the size of Ia). IA0 S = 0
+            # (it does not resist the joint's own motion) and c_i has no z components, so
+            # IA0 c_i and X^T IA0 X take about a third of the products less; the rank-one
+            # term moves to the parent as one force transform of U.
+            if revolute:
+                a, b, c = projected_inertia_z(a, b, c, uw, uv, -1.0 / uz)
+                cn, cf = articulated_times_z(a, b, c, cw, cv)
+                ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
+            else:
+                a, b, c = projected_inertia_prismatic_z(a, b, c, uw, uv, -1.0 / uz)
+                cn, cf = articulated_times_prismatic_z(a, b, c, cw, cv)
+                ap, bp, cp = articulated_to_parent_prismatic_z(rot, r, a, b, c)
+            if armature > 0.0:
+                kappa = armature / (uz * d)
+                uc = kappa * (dot(uw, cw) + dot(uv, cv))
+                cn, cf = add(cn, scale(uc, uw)), add(cf, scale(uc, uv))
+                fn, ff = force_to_parent(rot, r, uw, uv)
+                ap = mat_add(ap, outer(scale(kappa, fn), fn))
+                bp = mat_add(bp, outer(scale(kappa, fn), ff))
+                cp = mat_add(cp, outer(scale(kappa, ff), ff))
+        else:
+            s = -1.0 / d
+            a = mat_add(a, outer(scale(s, uw), uw))
+            b = mat_add(b, outer(scale(s, uw), uv))
+            c = mat_add(c, outer(scale(s, uv), uv))
+            cn, cf = articulated_times(a, b, c, cw, cv)
+            ap, bp, cp = articulated_to_parent(rot, r, a, b, c)
         pn = add(add(pn, cn), scale(k, uw))
         pf = add(add(pf, cf), scale(k, uv))
-        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
-        ap, bp, cp = articulated_to_parent(rot, r, a, b, c)
         store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
         store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
         store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))
         pn, pf = force_to_parent(rot, r, pn, pf)
         store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
         store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
-    for i in range(nb):
+    return -1
+
+
+@kernel
+def aba_accelerations(model, work, qdd):
+    """ABA pass 3 (root to leaves): qdd from ``work``, which then holds the a_i."""
+    gravity = gravity_of(model)
+    zero = (0.0, 0.0, 0.0)
+    for i in range(body_count(model)):
         parent = parent_of(model, i)
         rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
         if parent < 0:
@@ -149,13 +248,15 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
                                      load3(work, parent, W_VEL_V))
         aw = add(aw, load3(work, i, W_BIAS_W))
         av = add(av, load3(work, i, W_BIAS_V))
-        sw, sv = motion_subspace(model, i)
         acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
                - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
         qdd[coordinate_of(model, i)] = acc
-        store3(work, i, W_VEL_W, add(aw, scale(acc, sw)))
-        store3(work, i, W_VEL_V, add(av, scale(acc, sv)))
-    return -1
+        if model[i, COL_JTYPE] == REVOLUTE:
+            aw = (aw[0], aw[1], aw[2] + acc)
+        else:
+            av = (av[0], av[1], av[2] + acc)
+        store3(work, i, W_VEL_W, aw)
+        store3(work, i, W_VEL_V, av)
 
 
 @kernel

@@ -33,6 +33,8 @@ argument instead of four keeps the per-call cost of crossing from Python
 into compiled code low.
 """
 
+import functools
+import math
 from typing import Optional
 
 from numba import carray
@@ -72,7 +74,15 @@ COL_OFFSET = COL_ARMATURE + 3    # 1: constant friction offset (N m)
 COL_SIGMOID = COL_ARMATURE + 4   # 3: Gaz et al.'s sigmoid (phi1, phi2, phi3)
 COL_SIGMOID_REST = COL_ARMATURE + 7   # 1: its value at rest, phi1 / (1 + exp(-phi2 phi3))
 NACTUATOR = 8
-NCOL = NREAL + NINT + NACTUATOR
+# the joint-aligned copy of each body row, read by ABA only (``aligned_columns``): body i's frame
+# turned by A_i (A_i e_z = its joint axis), so every joint moves along or about z
+ALIGN_TREE_R = NREAL + NINT + NACTUATOR   # 9: A_p^T R_tree A_i (A_p: the parent's, 1 at the root)
+ALIGN_TREE_P = ALIGN_TREE_R + 9     # 3: A_p^T p_tree (m)
+ALIGN_FIRST_MOMENT = ALIGN_TREE_P + 3   # 3: A_i^T h (kg m)
+ALIGN_IBAR = ALIGN_FIRST_MOMENT + 3   # 6: A_i^T ibar A_i (xx, yy, zz, xy, xz, yz)
+ALIGN_R = ALIGN_IBAR + 6            # 9: A_i, the aligned frame in body coordinates (row-major)
+NALIGNED = 30
+NCOL = NREAL + NINT + NACTUATOR + NALIGNED
 # header row (the last row of the packed model)
 H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)
 H_DOF = 3           # 1: number of independent coordinates
@@ -96,15 +106,89 @@ def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
     model[:nb, :NREAL] = reals
     model[:nb, NREAL:NREAL + NINT] = ints
     if actuator is not None:
-        model[:nb, COL_ARMATURE:] = actuator
+        model[:nb, COL_ARMATURE:COL_ARMATURE + NACTUATOR] = actuator
     if inertia is not None:
         model[:nb, INERTIA_COLUMNS] += inertia
+    if nb:
+        turns = np.array([axis_alignment(axis) for axis in reals[:, AXIS:AXIS + 3]])
+        parents = ints[:, PARENT]
+        parent_turns = np.where((parents >= 0)[:, None, None], turns[parents], np.eye(3))
+        model[:nb, ALIGN_TREE_R:ALIGN_TREE_R + NALIGNED] = aligned_columns(
+            model[:nb], turns, parent_turns)
     model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
     model[nb, H_DOF] = dof
     model[nb, H_TOLERANCE] = tolerance
     model[nb, H_FRICTION_VELOCITY] = friction_velocity
     model.setflags(write=False)
     return model
+
+
+def axis_alignment(axis: np.ndarray) -> np.ndarray:
+    """
+    Return a rotation A (3, 3) whose third column is the unit joint ``axis``.
+
+    A frame turned by A has its z axis along the joint axis (Featherstone 2008,
+    sec. 4.4: a joint frame chosen so that S is a column of the identity).
+    A coordinate axis (+-x, +-y, +-z, the usual URDF case) gives a signed
+    permutation, exact in floating point; the identity for +z.
+    """
+    return np.array(_alignment_of(tuple(float(x) for x in axis)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _alignment_of(axis: tuple) -> tuple:
+    """Return axis_alignment(axis) as nested tuples (memoised: a model repacks often)."""
+    def cross(a, b):
+        return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    for k in range(3):
+        if abs(axis[k]) == 1.0:
+            if k == 2:
+                return ((1.0, 0.0, 0.0), (0.0, axis[2], 0.0), (0.0, 0.0, axis[2]))
+            z = tuple(axis[j] if j == k else 0.0 for j in range(3))
+            x = tuple(1.0 if j == (k + 1) % 3 else 0.0 for j in range(3))
+            y = cross(z, x)
+            return tuple((x[j], y[j], z[j]) for j in range(3))
+    smallest = min(range(3), key=lambda j: abs(axis[j]))
+    other = tuple(1.0 if j == smallest else 0.0 for j in range(3))
+    x = cross(other, axis)
+    norm = math.sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+    x = (x[0] / norm, x[1] / norm, x[2] / norm)
+    y = cross(axis, x)
+    return tuple((x[j], y[j], axis[j]) for j in range(3))
+
+
+def aligned_columns(rows: np.ndarray, alignment: np.ndarray,
+                    parent_alignment: np.ndarray) -> np.ndarray:
+    """
+    Return the joint-aligned columns (nb, NALIGNED) of the body rows ``rows`` (nb, NCOL), for ABA.
+
+    With A_i = ``alignment[i]`` and A_p = ``parent_alignment[i]`` (nb, 3, 3;
+    the identity for a body on the fixed root), the aligned body frame is the
+    body frame turned by A_i, so the joint transform is R = (A_p^T R_tree A_i)
+    Rz(q_i), r = A_p^T p_tree (revolute) or R = A_p^T R_tree A_i,
+    r = A_p^T p_tree + R e_z q_i (prismatic), and the inertia is A_i^T (h,
+    ibar A_i) (Featherstone 2008, eq. 2.66 for a pure rotation).
+    """
+    nb = rows.shape[0]
+    tree = np.einsum('bji,bjk,bkl->bil', parent_alignment,
+                     rows[:, TREE_R:TREE_R + 9].reshape(nb, 3, 3), alignment)
+    ibar = rows[:, IBAR:IBAR + 6]
+    full = ibar[:, [0, 3, 4, 3, 1, 5, 4, 5, 2]].reshape(nb, 3, 3)
+    turned = np.einsum('bji,bjk,bkl->bil', alignment, full, alignment)
+    return np.concatenate([tree.reshape(nb, 9),
+                           np.einsum('bji,bj->bi', parent_alignment, rows[:, TREE_P:TREE_P + 3]),
+                           np.einsum('bji,bj->bi', alignment,
+                                     rows[:, FIRST_MOMENT:FIRST_MOMENT + 3]),
+                           turned[:, [0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]],
+                           alignment.reshape(nb, 9)], axis=1)
+
+
+def with_body_inertia(model: np.ndarray, body: int, inertia: np.ndarray) -> None:
+    """Write ``body``'s (m, h, ibar) columns ``inertia`` (10,) and their aligned copy."""
+    model[body, INERTIA_COLUMNS] = inertia
+    alignment = model[body, ALIGN_R:ALIGN_R + 9].reshape(1, 3, 3)
+    turned = aligned_columns(model[body:body + 1], alignment, np.eye(3)[None])
+    model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = turned[0, 12:21]
 
 
 @kernel

@@ -52,7 +52,8 @@ from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
 from ros_dynamics.actuators.parameters import ActuatorParameters
 from ros_dynamics.exceptions import BatchTooLargeError, SingularMassMatrixError
-from ros_dynamics.joints import COL_ARMATURE, INERTIA_COLUMNS, NACTUATOR, pack
+from ros_dynamics.joints import (COL_ARMATURE, INERTIA_COLUMNS, NACTUATOR, pack,
+                                 with_body_inertia)
 from ros_dynamics.model_build import build_model_arrays, limits
 from ros_dynamics.payload import body_inertia_row, Payload, payload_of, validated_parts
 from ros_dynamics.urdf import parse_urdf_string, read_urdf_file, RobotSpec
@@ -399,7 +400,7 @@ class RobotModel:
         if self._payloads:
             model = model.copy()
             for body in {body for body, _, _ in self._payloads.values()}:
-                model[body, INERTIA_COLUMNS] = self._loaded_row(body)
+                with_body_inertia(model, body, self._loaded_row(body))
             model.setflags(write=False)
         self._swap(model)
 
@@ -428,7 +429,7 @@ class RobotModel:
     def _with_body_row(self, body: int) -> None:
         """Swap in a copy of the model with ``body``'s inertia row recomputed (hold the lock)."""
         model = self._model.copy()   # (nb + 1, NCOL): a few hundred floats, well under 1 us
-        model[body, INERTIA_COLUMNS] = self._loaded_row(body)
+        with_body_inertia(model, body, self._loaded_row(body))
         model.setflags(write=False)
         self._swap(model)
 

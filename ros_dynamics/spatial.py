@@ -273,3 +273,163 @@ def articulated_to_parent(rot, r, a, b, c):
     # r^x B1^T = -(B1 r^x)^T since (r^x)^T = -r^x
     ap = mat_add(a1, mat_scale(-1.0, mat_add(mat_add(b1_rx, mat_t(b1_rx)), mat_mat(rx_c1, rx))))
     return ap, mat_add(b1, rx_c1), c1
+
+
+@kernel
+def projected_inertia_z(a, b, c, uw, uv, s):
+    """
+    Return the blocks of IA + s U U^T, s = -1 / D, for U = IA (e_z, 0) and D = U_z.
+
+    Then (IA + s U U^T) (e_z, 0) = 0, and the entries this makes zero (the
+    third row and column of the angular block, the third row of B) are set
+    to exactly zero instead of computed as rounding residues.
+    """
+    x0, x1 = s * uw[0], s * uw[1]
+    a01 = a[1] + x0 * uw[1]
+    return ((a[0] + x0 * uw[0], a01, 0.0, a01, a[4] + x1 * uw[1], 0.0, 0.0, 0.0, 0.0),
+            (b[0] + x0 * uv[0], b[1] + x0 * uv[1], b[2] + x0 * uv[2],
+             b[3] + x1 * uv[0], b[4] + x1 * uv[1], b[5] + x1 * uv[2], 0.0, 0.0, 0.0),
+            mat_add(c, outer(scale(s, uv), uv)))
+
+
+@kernel
+def articulated_times_z(a, b, c, w, v):
+    """
+    Return IA (w, v) for IA as projected_inertia_z leaves it and w_z = v_z = 0.
+
+    (The velocity-product term c_i of a revolute joint about z, c_i = v_i x
+    (e_z qd_i, 0), has no z components.)
+    """
+    return ((a[0] * w[0] + a[1] * w[1] + b[0] * v[0] + b[1] * v[1],
+             a[1] * w[0] + a[4] * w[1] + b[3] * v[0] + b[4] * v[1], 0.0),
+            (b[0] * w[0] + b[3] * w[1] + c[0] * v[0] + c[1] * v[1],
+             b[1] * w[0] + b[4] * w[1] + c[3] * v[0] + c[4] * v[1],
+             b[2] * w[0] + b[5] * w[1] + c[6] * v[0] + c[7] * v[1]))
+
+
+@kernel
+def articulated_to_parent_z(rot, r, a, b, c):
+    """
+    Return articulated_to_parent(rot, r, a, b, c) for IA with IA (e_z, 0) = 0.
+
+    Reads only the entries that can be nonzero: a's top-left 2x2 block
+    (a[0], a[1], a[4]), b's first two rows and c (symmetric). This is the
+    structure of IA_i - U_i U_i^T / D_i after a revolute joint about z with no
+    armature (Featherstone 2008, sec. 7.3: that inertia does not resist the
+    joint's own motion), and it takes about two thirds of the products of
+    the general transform. Symmetric results are built from their upper
+    triangles.
+    """
+    c0, s0 = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7])   # the first two columns of R
+    # A1 = R2 A2 R2^T (R2: those columns, A2 the 2x2 block)
+    m0 = add(scale(a[0], c0), scale(a[1], s0))
+    m1 = add(scale(a[1], c0), scale(a[4], s0))
+    a1 = (m0[0] * c0[0] + m1[0] * s0[0], m0[0] * c0[1] + m1[0] * s0[1],
+          m0[0] * c0[2] + m1[0] * s0[2], m0[1] * c0[1] + m1[1] * s0[1],
+          m0[1] * c0[2] + m1[1] * s0[2], m0[2] * c0[2] + m1[2] * s0[2])
+    # B1 = (R2 B2) R^T
+    n0 = add(scale(b[0], c0), scale(b[3], s0))   # the columns of R2 B2
+    n1 = add(scale(b[1], c0), scale(b[4], s0))
+    n2 = add(scale(b[2], c0), scale(b[5], s0))
+    rows = ((rot[0], rot[1], rot[2]), (rot[3], rot[4], rot[5]), (rot[6], rot[7], rot[8]))
+    b1 = (dot((n0[0], n1[0], n2[0]), rows[0]), dot((n0[0], n1[0], n2[0]), rows[1]),
+          dot((n0[0], n1[0], n2[0]), rows[2]),
+          dot((n0[1], n1[1], n2[1]), rows[0]), dot((n0[1], n1[1], n2[1]), rows[1]),
+          dot((n0[1], n1[1], n2[1]), rows[2]),
+          dot((n0[2], n1[2], n2[2]), rows[0]), dot((n0[2], n1[2], n2[2]), rows[1]),
+          dot((n0[2], n1[2], n2[2]), rows[2]))
+    # C1 = R C R^T, upper triangle
+    p0 = mat_vec(c, rows[0])   # (R C)^T's columns: C R^T = (C r_0, C r_1, C r_2)
+    p1 = mat_vec(c, rows[1])
+    p2 = mat_vec(c, rows[2])
+    c1 = (dot(rows[0], p0), dot(rows[0], p1), dot(rows[0], p2),
+          dot(rows[1], p1), dot(rows[1], p2), dot(rows[2], p2))
+    c1 = (c1[0], c1[1], c1[2], c1[1], c1[3], c1[4], c1[2], c1[4], c1[5])
+    return articulated_shift(r, a1, b1, c1)
+
+
+@kernel
+def articulated_shift(r, a1, b1, c1):
+    """
+    Return the blocks of an articulated inertia [A1 B1; B1^T C1] moved to the point -r.
+
+    The second step of articulated_to_parent, with A1 the upper triangle
+    (xx, xy, xz, yy, yz, zz) and B1, C1 full: A_p = A1 - B1 r^x + r^x B1^T -
+    r^x C1 r^x, B_p = B1 + r^x C1, C_p = C1.
+    """
+    # E = r^x C1 (columns r x C1[:, j]); F = B1 r^x (rows B1[i, :] x r); G = E r^x (symmetric)
+    e0 = cross(r, (c1[0], c1[3], c1[6]))
+    e1 = cross(r, (c1[1], c1[4], c1[7]))
+    e2 = cross(r, (c1[2], c1[5], c1[8]))
+    f0 = cross((b1[0], b1[1], b1[2]), r)
+    f1 = cross((b1[3], b1[4], b1[5]), r)
+    f2 = cross((b1[6], b1[7], b1[8]), r)
+    g0 = cross((e0[0], e1[0], e2[0]), r)
+    g1 = cross((e0[1], e1[1], e2[1]), r)
+    g2 = cross((e0[2], e1[2], e2[2]), r)
+    xx = a1[0] - 2.0 * f0[0] - g0[0]
+    xy = a1[1] - f0[1] - f1[0] - g0[1]
+    xz = a1[2] - f0[2] - f2[0] - g0[2]
+    yy = a1[3] - 2.0 * f1[1] - g1[1]
+    yz = a1[4] - f1[2] - f2[1] - g1[2]
+    zz = a1[5] - 2.0 * f2[2] - g2[2]
+    bp = (b1[0] + e0[0], b1[1] + e1[0], b1[2] + e2[0],
+          b1[3] + e0[1], b1[4] + e1[1], b1[5] + e2[1],
+          b1[6] + e0[2], b1[7] + e1[2], b1[8] + e2[2])
+    return (xx, xy, xz, xy, yy, yz, xz, yz, zz), bp, c1
+
+
+@kernel
+def projected_inertia_prismatic_z(a, b, c, uw, uv, s):
+    """
+    Return the blocks of IA + s U U^T, s = -1 / D, for U = IA (0, e_z) and D = U_z (linear).
+
+    Then (IA + s U U^T) (0, e_z) = 0: the third column of B and the third row
+    and column of C are set to exactly zero.
+    """
+    y0, y1 = s * uv[0], s * uv[1]
+    c01 = c[1] + y0 * uv[1]
+    return (mat_add(a, outer(scale(s, uw), uw)),
+            (b[0] + s * uw[0] * uv[0], b[1] + s * uw[0] * uv[1], 0.0,
+             b[3] + s * uw[1] * uv[0], b[4] + s * uw[1] * uv[1], 0.0,
+             b[6] + s * uw[2] * uv[0], b[7] + s * uw[2] * uv[1], 0.0),
+            (c[0] + y0 * uv[0], c01, 0.0, c01, c[4] + y1 * uv[1], 0.0, 0.0, 0.0, 0.0))
+
+
+@kernel
+def articulated_times_prismatic_z(a, b, c, w, v):
+    """Return IA (0, v) for IA as projected_inertia_prismatic_z leaves it and v_z = 0."""
+    return ((b[0] * v[0] + b[1] * v[1], b[3] * v[0] + b[4] * v[1], b[6] * v[0] + b[7] * v[1]),
+            (c[0] * v[0] + c[1] * v[1], c[1] * v[0] + c[4] * v[1], 0.0))
+
+
+@kernel
+def articulated_to_parent_prismatic_z(rot, r, a, b, c):
+    """
+    Return articulated_to_parent(rot, r, a, b, c) for IA with IA (0, e_z) = 0.
+
+    Reads a (symmetric), b's first two columns and c's top-left 2x2 block: the
+    structure of IA_i - U_i U_i^T / D_i after a prismatic joint along z with
+    no armature.
+    """
+    c0, s0 = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7])   # the first two columns of R
+    rows = ((rot[0], rot[1], rot[2]), (rot[3], rot[4], rot[5]), (rot[6], rot[7], rot[8]))
+    p0 = mat_vec(a, rows[0])   # A1 = R A R^T, upper triangle
+    p1 = mat_vec(a, rows[1])
+    p2 = mat_vec(a, rows[2])
+    a1 = (dot(rows[0], p0), dot(rows[0], p1), dot(rows[0], p2),
+          dot(rows[1], p1), dot(rows[1], p2), dot(rows[2], p2))
+    # B R^T = B2 R2^T (B2: B's first two columns), then B1 = R (B2 R2^T)
+    q0 = (b[0] * c0[0] + b[1] * s0[0], b[3] * c0[0] + b[4] * s0[0], b[6] * c0[0] + b[7] * s0[0])
+    q1 = (b[0] * c0[1] + b[1] * s0[1], b[3] * c0[1] + b[4] * s0[1], b[6] * c0[1] + b[7] * s0[1])
+    q2 = (b[0] * c0[2] + b[1] * s0[2], b[3] * c0[2] + b[4] * s0[2], b[6] * c0[2] + b[7] * s0[2])
+    b1 = (dot(rows[0], q0), dot(rows[0], q1), dot(rows[0], q2),
+          dot(rows[1], q0), dot(rows[1], q1), dot(rows[1], q2),
+          dot(rows[2], q0), dot(rows[2], q1), dot(rows[2], q2))
+    m0 = add(scale(c[0], c0), scale(c[1], s0))   # C1 = R2 C2 R2^T
+    m1 = add(scale(c[1], c0), scale(c[4], s0))
+    xx, xy, xz = (m0[0] * c0[0] + m1[0] * s0[0], m0[0] * c0[1] + m1[0] * s0[1],
+                  m0[0] * c0[2] + m1[0] * s0[2])
+    yy, yz = m0[1] * c0[1] + m1[1] * s0[1], m0[1] * c0[2] + m1[1] * s0[2]
+    zz = m0[2] * c0[2] + m1[2] * s0[2]
+    return articulated_shift(r, a1, b1, (xx, xy, xz, xy, yy, yz, xz, yz, zz))
