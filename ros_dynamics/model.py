@@ -38,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 import copy
 import dataclasses
 import difflib
+import itertools
 import math
 import os
 import threading
@@ -83,12 +84,16 @@ os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _run_batch(kernel: Callable, count: int, arguments: Callable,
-               threads: Optional[int] = None) -> int:
+               threads: Optional[int] = None, blocks_per_thread: int = 1) -> int:
     """
     Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
 
-    Blocks go to a shared thread pool, the first one runs in the calling thread;
+    Blocks go to a shared thread pool, the calling thread takes its share too;
     ``threads`` (default ROS_DYNAMICS_THREADS or the cores) caps their number.
+    With ``blocks_per_thread`` > 1 the rows are cut into that many blocks per
+    thread, which each thread takes in turn as it finishes one, so a thread
+    slowed by other work on the machine does not hold the others up (as
+    mujoco.rollout's chunks); the status is the first nonzero one in row order.
     """
     global _pool
     threads = max(1, min(threads or _batch_threads, count // _MIN_ROWS_PER_THREAD))
@@ -99,10 +104,21 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable,
             if _pool is None:
                 _pool = ThreadPoolExecutor(max(1, _batch_threads - 1),
                                            thread_name_prefix='ros_dynamics')
-    bounds = [count * k // threads for k in range(threads + 1)]
-    futures = [_pool.submit(kernel, *arguments(bounds[k], bounds[k + 1]))
-               for k in range(1, threads)]
-    statuses = [kernel(*arguments(bounds[0], bounds[1]))] + [f.result() for f in futures]
+    blocks = max(threads, min(threads * blocks_per_thread, count // _MIN_ROWS_PER_THREAD))
+    bounds = [count * k // blocks for k in range(blocks + 1)]
+    statuses = [0] * blocks
+    taken = itertools.count()   # next() on it is atomic under the GIL
+
+    def work() -> None:
+        for k in iter(taken.__next__, None):
+            if k >= blocks:
+                return
+            statuses[k] = kernel(*arguments(bounds[k], bounds[k + 1]))
+
+    futures = [_pool.submit(work) for _ in range(threads - 1)]
+    work()
+    for future in futures:
+        future.result()
     return next((status for status in statuses if status), 0)
 
 

@@ -105,3 +105,45 @@ def test_refused_rollouts_and_bad_input(panda):
         rollout(panda, q0, q0)
     with pytest.raises(ValueError, match='kp'):
         rollout(panda, q0, q0, steps=5, kp=np.ones(3), q_ref=np.zeros((5, panda.dof)))
+
+
+def test_blocks_are_taken_by_whichever_thread_is_free():
+    """_run_batch's blocks: every row once, a slow block does not hold the others, row order."""
+    import threading
+    import time
+
+    from ros_dynamics.model import _run_batch
+
+    runs, lock = [], threading.Lock()
+
+    def kernel(start, stop):
+        if start == 0:
+            time.sleep(0.2)     # the calling thread's first block, held up by other work
+        with lock:
+            runs.append((start, stop, threading.get_ident()))
+        return 7 if start <= 100 < stop else (3 if start <= 150 < stop else 0)
+
+    status = _run_batch(kernel, 320, lambda a, b: (a, b), threads=2, blocks_per_thread=10)
+    covered = sorted((start, stop) for start, stop, _ in runs)
+    assert len(covered) == 20 and covered[0][0] == 0 and covered[-1][1] == 320
+    assert all(a[1] == b[0] for a, b in zip(covered, covered[1:]))
+    assert status == 7                        # the first refusal in row order, not in time
+    slow = next(thread for start, _, thread in runs if start == 0)
+    assert sum(thread != slow for _, _, thread in runs) >= 15   # the free thread took the rest
+    assert _run_batch(kernel, 320, lambda a, b: (a + 200, b + 200), threads=2) == 0
+
+
+def test_rollouts_in_many_blocks_equal_separate_runs(panda):
+    """96 rollouts in 6 blocks on 2 threads; two refused in different blocks: the first named."""
+    rng = np.random.default_rng(5)
+    batch, steps = 96, 12
+    q0 = rng.uniform(-0.5, 0.5, (batch, panda.dof))
+    qd0 = rng.uniform(-0.5, 0.5, (batch, panda.dof))
+    efforts = rng.uniform(-20.0, 20.0, (batch, steps, panda.dof))
+    q, qd = rollout(panda, q0, qd0, efforts, threads=2)
+    q_ref, qd_ref = separate_runs(panda, q0, qd0, efforts, 1e-3, 'rk4')
+    assert np.array_equal(q, q_ref) and np.array_equal(qd, qd_ref)
+    efforts[70, 3, 2] = np.nan
+    efforts[20, 8, 1] = np.nan
+    with pytest.raises(SimulationDiverged, match='rollout 20: step 8'):
+        rollout(panda, q0, qd0, efforts, threads=2)

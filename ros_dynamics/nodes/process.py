@@ -35,6 +35,7 @@ nothing in a process initialised without them):
 """
 
 import contextlib
+import gc
 import os
 import signal
 import threading
@@ -118,7 +119,18 @@ def make_executor():
 
 
 def spin(node: Node) -> None:
-    """Spin ``node`` until a stop is requested or its context shuts down; destroy it."""
+    """
+    Spin ``node`` until a stop is requested or its context shuts down; destroy it.
+
+    The objects made while starting (the modules of numpy, scipy, numba and
+    rclpy, the compiled kernels) are moved out of the garbage collector's
+    reach first (``gc.freeze``): a full collection would otherwise walk all
+    of them: 176 000 objects, 125 ms, in a node process with the Panda loaded
+    (measured with ``gc.collect(2)``; 0.01 ms after the freeze), which would
+    drop a hundred states of a 1 kHz stream.
+    """
+    gc.collect()
+    gc.freeze()
     executor = make_executor()
     executor.add_node(node)
     try:

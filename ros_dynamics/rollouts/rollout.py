@@ -146,7 +146,7 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
                 q_out[start:stop], qd_out[start:stop], outcome[start:stop])
 
     ensure_compiled(rollout_batch)
-    status = _run_batch(rollout_batch, batch, rows, threads)
+    status = _run_batch(rollout_batch, batch, rows, threads, blocks_per_thread=10)
     if status and not allow_divergence:
         b = int(np.argmax(outcome < steps))
         k = int(outcome[b])
