@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from ros_dynamics import RobotModel
-from ros_dynamics.joints import axis_alignment
+from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_R, aligned_columns, axis_alignment,
+                                 INERTIA_COLUMNS, NCOL, with_body_inertia)
 from ros_dynamics.urdf import parse_urdf_string
 
 
@@ -95,3 +96,19 @@ def test_aba_equals_the_dense_solution_with_armature_payloads_and_wrenches():
             assert np.allclose(robot.forward_dynamics(q, qd, tau, wrenches),
                                dense_forward_dynamics(robot, q, qd, tau, wrenches), rtol=0,
                                atol=1e-10)
+
+
+@pytest.mark.parametrize('axis', [(1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, 0, 0), (0, -1, 0),
+                                  (0, 0, -1), (0.6, 0.0, 0.8), (0.2, -0.3, 0.9327379053)])
+def test_one_body_inertia_update_equals_the_packed_columns(axis):
+    """with_body_inertia (a payload change) writes what aligned_columns computes, bit for bit."""
+    rng = np.random.default_rng(7)
+    alignment = axis_alignment(np.array(axis) / np.linalg.norm(axis))
+    for _ in range(50):
+        model = np.zeros((2, NCOL))
+        model[0, ALIGN_R:ALIGN_R + 9] = alignment.ravel()
+        inertia = rng.normal(size=10)
+        with_body_inertia(model, 0, inertia)
+        expected = aligned_columns(model[:1], alignment[None], np.eye(3)[None])[0, 12:21]
+        assert np.array_equal(model[0, INERTIA_COLUMNS], inertia)
+        assert np.array_equal(model[0, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9], expected)
