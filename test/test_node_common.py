@@ -162,3 +162,27 @@ def test_watchdog_checks_periodically_and_stops(ros):
     count = len(calls)
     time.sleep(0.05)
     assert len(calls) == count
+
+
+def test_inverse_dynamics_node_stops_its_service_thread_when_destroyed():
+    """
+    Destroying the node ends ~/estimate_payload's thread; the context then shuts down at once.
+
+    Left to the context's shutdown, the thread waited for the context's lock
+    (held while the shutdown callbacks run) until the 5 s join timeout.
+    """
+    from ros_dynamics.nodes.inverse_dynamics_node import InverseDynamicsNode
+    urdf = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'urdf',
+                        'planar_2r.urdf')
+    rclpy.init(args=['--ros-args', '-p', f'urdf_path:={urdf}', '-r',
+                     f'__ns:=/t{uuid.uuid4().hex[:8]}'])
+    try:
+        node = InverseDynamicsNode()
+        thread = node._estimation._thread
+        assert thread.is_alive()
+        node.destroy_node()
+        assert not thread.is_alive()
+        start = time.monotonic()
+    finally:
+        rclpy.try_shutdown()
+    assert time.monotonic() - start < 2.5   # not the 5 s join timeout

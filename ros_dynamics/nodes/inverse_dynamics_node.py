@@ -274,10 +274,13 @@ class InverseDynamicsNode(Node):
         self._watchdog = Watchdog(self, 0.02, self._watch_input)
 
     def destroy_node(self) -> None:
-        """Stop the watchdog thread, then destroy the node."""
+        """Stop the watchdog and ~/estimate_payload's threads, then destroy the node."""
         watchdog = getattr(self, '_watchdog', None)
         if watchdog is not None:
             watchdog.stop()
+        estimation = getattr(self, '_estimation', None)
+        if estimation is not None:
+            estimation.close()
         super().destroy_node()
 
     # ------------------------------------------------------------------ configuration

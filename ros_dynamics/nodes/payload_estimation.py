@@ -194,7 +194,17 @@ class PayloadEstimation:
         node.context.on_shutdown(self.close)
 
     def close(self) -> None:
-        """Stop the service thread and destroy its node (one left spinning aborts the exit)."""
+        """
+        Stop the service thread and destroy its node (one left spinning aborts the exit).
+
+        The owning node calls this when it is destroyed, before the context
+        shuts down: called from the context's shutdown (which holds the
+        context's lock while the thread's executor waits for that lock in
+        ``context.ok()``) it would wait the whole join timeout, 5 s. Closing
+        twice does nothing.
+        """
+        if self._stop.is_set():
+            return
         self._stop.set()
         self._executor.wake()
         self._thread.join(timeout=5.0)
