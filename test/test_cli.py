@@ -307,6 +307,34 @@ def test_torques_equal_inverse_dynamics(tmp_path, urdf):
         assert cells[-1] == number(np.abs(expected[:, k] * qd[:, k]).max())
 
 
+def test_torques_with_actuators_and_friction(tmp_path):
+    """--actuators puts the armature into the efforts, --friction adds tau_f(qd) (Panda)."""
+    with open(os.path.join(ROOT, 'config', 'panda_actuators.yaml'), encoding='utf-8') as f:
+        text = f.read()
+    yaml = tmp_path / 'actuators.yaml'   # Gaz et al.'s friction, and an armature on joint 2
+    yaml.write_text(text.replace('  panda_joint2:\n', '  panda_joint2:\n    armature: 0.3\n'))
+    robot = RobotModel.from_urdf_file(PANDA, actuators=str(yaml))
+    assert robot.armature[1] == 0.3
+    t, q, qd, qdd = smooth_trajectory(robot)
+    path = trajectory_csv(tmp_path / 'trajectory.csv', robot, t, q, qd, qdd)
+    plain = RobotModel.from_urdf_file(PANDA).inverse_dynamics(q, qd, qdd)
+    for extra, expected, terms in (
+            ((), plain, 'rigid bodies'),
+            (('--actuators', yaml), robot.inverse_dynamics(q, qd, qdd), 'rigid bodies, armature'),
+            (('--actuators', yaml, '--friction'),
+             robot.inverse_dynamics(q, qd, qdd) + robot.friction_torques(qd),
+             'rigid bodies, armature, joint friction')):
+        out = tmp_path / 'efforts.csv'
+        process = run_cli('torques', PANDA, path, '-o', out, *extra)
+        assert_ok(process)
+        assert f'efforts: {terms}\n' in process.stdout
+        _, data = read_csv(out)
+        assert np.allclose(data[:, 1:], expected, rtol=1e-10, atol=1e-10)
+    assert np.abs(expected - plain).max() > 0.5     # the terms are not negligible here
+    assert_error(run_cli('torques', PANDA, path, '--actuators', tmp_path / 'none.yaml'),
+                 'actuators file', 'none.yaml', 'does not exist')
+
+
 @pytest.mark.parametrize('given', ['positions', 'positions+velocities'])
 def test_torques_derive_missing_derivatives_exactly_for_a_cubic(tmp_path, given):
     robot = RobotModel.from_urdf_file(PANDA)

@@ -120,6 +120,26 @@ def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
     return LoadedRobot(path, text, spec, model, messages)
 
 
+def add_actuators_argument(parser: argparse.ArgumentParser) -> None:
+    """Declare ``--actuators YAML``: actuator parameters loaded into the model (load_model)."""
+    parser.add_argument('--actuators', metavar='YAML',
+                        help='actuator parameters of the robot (gear ratios, rotor inertia or '
+                             'armature, friction; loaded into the model)')
+
+
+def load_model(urdf: str, actuators: Optional[str]) -> tuple:
+    """Return (loaded URDF, model), the model with the ``actuators`` YAML when given."""
+    loaded = load_robot(urdf)
+    if not actuators:
+        return loaded, loaded.model
+    read_text(actuators, 'actuators file')   # a missing file named as such
+    try:
+        model = RobotModel.from_urdf_file(urdf, actuators=actuators)
+    except ValueError as error:
+        raise CLIError(f'{actuators}: {error}') from None
+    return loaded, model
+
+
 def warn(message: str) -> None:
     """Print ``ros-dynamics: warning: message`` on stderr."""
     print(f'{PROGRAM}: warning: {message}', file=sys.stderr)

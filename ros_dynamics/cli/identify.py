@@ -45,11 +45,10 @@ import os
 import sys
 
 import numpy as np
-from ros_dynamics.cli.common import (CLIError, load_robot, note, number, plot_directory,
-                                     read_text, require_matplotlib, suggestion, table,
-                                     with_progress)
+from ros_dynamics.cli.common import (add_actuators_argument, CLIError, load_model, note, number,
+                                     plot_directory, read_text, require_matplotlib, suggestion,
+                                     table, with_progress)
 from ros_dynamics.cli.excite import positive_number
-from ros_dynamics.model import RobotModel
 
 NAME = 'identify'
 HELP = 'identify inertial parameters and friction from a bag or CSV of /joint_states'
@@ -75,8 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'JOINT.effort)')
     parser.add_argument('--urdf', required=True,
                         help='the robot description to start from (.urdf)')
-    parser.add_argument('--actuators', metavar='YAML',
-                        help='actuator parameters of the robot (loaded into the model)')
+    add_actuators_argument(parser)
     parser.add_argument('--topic', default='/joint_states',
                         help='the JointState topic in the bag (default /joint_states)')
     parser.add_argument('--joints', nargs='+', metavar='NAME',
@@ -110,19 +108,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def actuators_path(out: str) -> str:
     """Return the actuators YAML path next to the URDF ``out``: NAME_actuators.yaml."""
     return os.path.splitext(out)[0] + '_actuators.yaml'
-
-
-def load_model(args: argparse.Namespace):
-    """Return (loaded URDF, model), the model with the ``--actuators`` YAML when given."""
-    loaded = load_robot(args.urdf)
-    if not args.actuators:
-        return loaded, loaded.model
-    read_text(args.actuators, 'actuators file')   # a missing file named as such
-    try:
-        model = RobotModel.from_urdf_file(args.urdf, actuators=args.actuators)
-    except ValueError as error:
-        raise CLIError(f'{args.actuators}: {error}') from None
-    return loaded, model
 
 
 def read_csv_recording(path: str, names: list) -> tuple:
@@ -241,7 +226,7 @@ def write_text(path: str, text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Identify the model from the recording and write it; return the exit status."""
     from ros_dynamics.identification.identify import held_out_torques, identify
-    loaded, model = load_model(args)
+    loaded, model = load_model(args.urdf, args.actuators)
     if model.dof == 0:
         raise CLIError(f'{args.urdf}: the robot has no moving joint; nothing to identify')
     names = list(model.joint_names)

@@ -20,8 +20,13 @@ Featherstone "Rigid Body Dynamics Algorithms" table 5.1), at every point of
 the trajectory in one batched call; the report per joint (peak and RMS
 effort, peak speed, peak mechanical power |tau qd|, and every point beyond
 the URDF effort or velocity limit) is ``ros_dynamics.actuator_report``.
-Efforts exclude joint friction and damping (the URDF's ``<dynamics>``): they
-are what the links need, before transmission losses.
+``--actuators YAML`` loads actuator parameters into the model (gear ratios,
+rotor inertia or armature, friction; ``ros_dynamics.actuators``): the
+armature's torque I_a qdd is then part of the efforts. Without ``--friction``
+the efforts exclude joint friction and damping: they are what the links and
+rotors need, before transmission losses; with it they add the model's joint
+friction tau_f(qd) (the URDF's ``<dynamics>`` or the YAML's friction, e.g.
+Gaz et al., RA-L 2019), which is what the motors must deliver.
 
 ``--scheduler`` computes the efforts on Dask (``ros_dynamics.scale_out``):
 the trajectory's points split into chunks of ``--chunk`` points, each an
@@ -36,9 +41,10 @@ import sys
 import numpy as np
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.cli import trajectory_files
-from ros_dynamics.cli.common import (add_scheduler_arguments, CLIError, load_robot, note, number,
-                                     plot_directory, progress, require_dask, require_matplotlib,
-                                     table, with_progress, write_csv)
+from ros_dynamics.cli.common import (add_actuators_argument, add_scheduler_arguments, CLIError,
+                                     load_model, note, number, plot_directory, progress,
+                                     require_dask, require_matplotlib, table, with_progress,
+                                     write_csv)
 from ros_dynamics.cli.trajectory_files import FORMATS, PLURAL, read_trajectory
 
 NAME = 'torques'
@@ -63,6 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--strict', action='store_true',
                         help=f'exit with status {LIMITS_EXCEEDED} when an effort or velocity '
                              'limit is exceeded')
+    add_actuators_argument(parser)
+    parser.add_argument('--friction', action='store_true',
+                        help="add the joint friction at the trajectory's velocities (the URDF's "
+                             "<dynamics> or the --actuators YAML's friction)")
     add_scheduler_arguments(parser, 'trajectory points', 20000)
     parser.epilog = 'Trajectory files:\n' + _indented(trajectory_files.__doc__.replace('``', ''))
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -107,8 +117,7 @@ def report_text(reports: list, violations: list) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Compute and report the efforts of ``args.trajectory``; return the exit status."""
-    loaded = load_robot(args.urdf)
-    model = loaded.model
+    _, model = load_model(args.urdf, args.actuators)
     if model.dof == 0:
         raise CLIError(f'{args.urdf}: the robot has no moving joint; no efforts to compute')
     mimic = [n for n in model.all_joint_names if n not in model.joint_names]
@@ -129,11 +138,15 @@ def run(args: argparse.Namespace) -> int:
     t, q, qd, qdd = trajectory.times, trajectory.q, trajectory.qd, trajectory.qdd
     efforts, reports, violations = with_progress(
         'computing efforts',
-        lambda: trajectory_efforts(model, t, q, qd, qdd, inverse_dynamics=inverse_dynamics),
+        lambda: trajectory_efforts(model, t, q, qd, qdd, friction=args.friction,
+                                   inverse_dynamics=inverse_dynamics),
         args.progress)
     stream = sys.stderr if args.out == '-' else sys.stdout
     print(f'robot {model.name!r} ({model.dof} dof), trajectory {args.trajectory}: '
           f'{t.shape[0]} points, {number(t[0])} to {number(t[-1])} s', file=stream)
+    terms = ['rigid bodies'] + (['armature'] if np.any(model.armature > 0.0) else []) \
+        + (['joint friction'] if args.friction else [])
+    print(f'efforts: {", ".join(terms)}', file=stream)
     if trajectory.derived:
         derived = ' and '.join(PLURAL[field] for field in trajectory.derived)
         print(f'{derived}: from a cubic spline '
