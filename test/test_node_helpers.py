@@ -15,6 +15,8 @@
 """The ROS-free helpers of the node layer: joint-name mapping and URDF sources."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -123,3 +125,31 @@ def test_joint_state_buffer_is_not_fresh_from_a_partial_message():
     assert buffer.merge(('b', 'a'), np.array([2.0, 3.0]), np.array([]), 2.0)
     assert buffer.fresh(2.0, 0.0)
     np.testing.assert_array_equal(buffer.q, [3.0, 2.0])
+
+
+HALF_BUILT = """
+import signal
+from ros_dynamics.nodes import process
+
+class HalfBuilt:
+    def __init__(self):
+        process._on_signal(signal.SIGTERM, None)   # the signal lands in the constructor
+        self.handle = 1
+
+    def __del__(self):
+        self.handle.close()      # AttributeError: no handle
+
+try:
+    with process.interruptible():
+        HalfBuilt()
+except process.Interrupted:
+    print('interrupted')
+"""
+
+
+def test_a_signal_during_abandoned_work_silences_half_built_objects():
+    """After a signal abandons work, a half-built object's failing __del__ prints nothing."""
+    done = subprocess.run([sys.executable, '-c', HALF_BUILT], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout == 'interrupted\n', done.stderr
+    assert done.stderr == ''

@@ -38,6 +38,7 @@ import contextlib
 import gc
 import os
 import signal
+import sys
 import threading
 import traceback
 from typing import Callable, Iterator
@@ -73,7 +74,19 @@ def request_stop() -> None:
 def _on_signal(signum: int, frame) -> None:
     _stop.set()
     if _interruptible_depth > 0:   # Python runs signal handlers in the main thread only
+        sys.unraisablehook = _abandoned_object
         raise Interrupted(signal.Signals(signum).name)
+
+
+def _abandoned_object(unraisable) -> None:
+    """
+    Drop what finalizers report once a signal has abandoned work (sys.unraisablehook).
+
+    ``Interrupted`` can land inside any constructor of the abandoned work (a
+    numba/llvmlite object half built while the kernels compile); collecting
+    that object later prints "Exception ignored in ... __del__" with a
+    traceback on the way out of a clean stop.
+    """
 
 
 @contextlib.contextmanager
