@@ -92,7 +92,7 @@ def _source_digest() -> str:
     root = Path(__file__).parent
     for path in sorted(root.rglob('*.py')):   # subpackages too (actuators/)
         source = path.read_bytes()
-        if path.name == '_jit.py' or b'\n@kernel' in source:
+        if path.name in ('_jit.py', '_lanes.py') or b'\n@kernel' in source:   # and the types
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(source)
     return digest.hexdigest()[:16]

@@ -41,6 +41,7 @@ import math
 import numpy as np
 
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
+from ros_dynamics._lanes import diverge
 from ros_dynamics.crba import crba_into
 from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
                                  ALIGN_TREE_R, armature_of, body_count, COL_JTYPE, coordinate_of,
@@ -181,7 +182,9 @@ def aba_articulated(model, tau, work):
             uz, u = c[8], tau[coordinate_of(model, i)] - pf[2]
         armature = armature_of(model, i)
         d = uz + armature
-        if not d > tolerance:
+        if not d > tolerance or diverge(armature, uz):
+            # over Lanes (_lanes.py): D_i ~0 in some lane, or the lanes would take different
+            # sides of the armature branch below; the caller then runs them one at a time
             return i
         store3(work, i, W_U_W, uw)
         store3(work, i, W_U_V, uv)

@@ -211,45 +211,77 @@ def advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense, work
     q += dt qd). Return 0; 1 if the new state is not finite; -(k + 1) if
     the mass matrix (with ``chain``: the KKT matrix) is singular at index k.
     """
-    n = q.shape[0]
     k1, k2, k3, k4, qs, qds = workspace[6:]
     singular = acceleration_into(model, q, qd, effort, params, wrenches, limits, dense,
                                  workspace, k1, chain)
     if singular >= 0:
         return -(singular + 1)
-    if not rk4:   # semi-implicit (symplectic) Euler
-        for i in range(n):
-            qd_next[i] = qd[i] + dt * k1[i]
-            q_next[i] = q[i] + dt * qd_next[i]
+    if not rk4:
+        euler_state(q, qd, dt, k1, q_next, qd_next)
     else:
-        for i in range(n):
-            qs[i] = q[i] + 0.5 * dt * qd[i]
-            qds[i] = qd[i] + 0.5 * dt * k1[i]
+        h = 0.5 * dt
+        stage_state(q, qd, h, qd, k1, qs, qds)
         singular = acceleration_into(model, qs, qds, effort, params, wrenches, limits, dense,
                                      workspace, k2, chain)
-        for i in range(n):
-            q_next[i] = qd[i] + 0.5 * dt * k1[i]         # qd2, kept for the position update
-            qs[i] = q[i] + 0.5 * dt * q_next[i]
-            qds[i] = qd[i] + 0.5 * dt * k2[i]
+        velocity_stage(qd, h, k1, q_next)   # qd2, kept for the position update
+        stage_state(q, qd, h, q_next, k2, qs, qds)
         singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
                                                    limits, dense, workspace, k3, chain))
-        for i in range(n):
-            qd_next[i] = qd[i] + 0.5 * dt * k2[i]        # qd3
-            qs[i] = q[i] + dt * qd_next[i]
-            qds[i] = qd[i] + dt * k3[i]
+        velocity_stage(qd, h, k2, qd_next)  # qd3
+        stage_state(q, qd, dt, qd_next, k3, qs, qds)
         singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
                                                    limits, dense, workspace, k4, chain))
         if singular >= 0:
             return -(singular + 1)
-        for i in range(n):
-            qd4 = qd[i] + dt * k3[i]
-            position = q[i] + dt / 6.0 * (qd[i] + 2.0 * q_next[i] + 2.0 * qd_next[i] + qd4)
-            velocity = qd[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-            q_next[i], qd_next[i] = position, velocity
-    for i in range(n):
-        if not (np.isfinite(q_next[i]) and np.isfinite(qd_next[i])):
-            return NON_FINITE
-    return DONE
+        rk4_state(q, qd, dt, k1, k2, k3, k4, q_next, qd_next)
+    return DONE if finite_state(q_next, qd_next) else NON_FINITE
+
+
+@kernel
+def euler_state(q, qd, dt, qdd, q_next, qd_next):
+    """Write semi-implicit (symplectic) Euler's step: qd+ = qd + dt qdd, q+ = q + dt qd+."""
+    for i in range(q.shape[0]):
+        qd_next[i] = qd[i] + dt * qdd[i]
+        q_next[i] = q[i] + dt * qd_next[i]
+
+
+@kernel
+def stage_state(q, qd, h, slope_q, slope_qd, qs, qds):
+    """Write an RK4 stage's state (qs, qds) = (q + h slope_q, qd + h slope_qd)."""
+    for i in range(q.shape[0]):
+        qs[i] = q[i] + h * slope_q[i]
+        qds[i] = qd[i] + h * slope_qd[i]
+
+
+@kernel
+def velocity_stage(qd, h, qdd, out):
+    """Write an RK4 stage's velocity qd + h qdd into ``out``."""
+    for i in range(qd.shape[0]):
+        out[i] = qd[i] + h * qdd[i]
+
+
+@kernel
+def rk4_state(q, qd, dt, k1, k2, k3, k4, q_next, qd_next):
+    """
+    Write RK4's new state from the four slopes; q_next, qd_next hold qd2 and qd3 on entry.
+
+    q+ = q + dt/6 (qd + 2 qd2 + 2 qd3 + qd4), qd+ = qd + dt/6 (k1 + 2 k2 + 2 k3 + k4),
+    with qd4 = qd + dt k3 (the classical fourth-order Runge-Kutta on x = (q, qd)).
+    """
+    for i in range(q.shape[0]):
+        qd4 = qd[i] + dt * k3[i]
+        position = q[i] + dt / 6.0 * (qd[i] + 2.0 * q_next[i] + 2.0 * qd_next[i] + qd4)
+        velocity = qd[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+        q_next[i], qd_next[i] = position, velocity
+
+
+@kernel
+def finite_state(q, qd):
+    """Return True if every entry of the state (q, qd) is finite."""
+    for i in range(q.shape[0]):
+        if not (np.isfinite(q[i]) and np.isfinite(qd[i])):
+            return False
+    return True
 
 
 @kernel
@@ -359,7 +391,6 @@ def checked_step(model, q, qd, effort, forced, control, params, wrenches, worksp
     """
     dt = control[C_DT]
     rk4, limits, dense = control[C_RK4] != 0.0, control[C_LIMITS] != 0.0, control[C_DENSE] != 0.0
-    tolerance = control[C_TOLERANCE]
     status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
                      workspace, q_next, qd_next, chain)
     if status != DONE:
@@ -367,6 +398,20 @@ def checked_step(model, q, qd, effort, forced, control, params, wrenches, worksp
     if chain is not None and singular_configuration(model, q_next, qd_next, chain,
                                                     workspace[3], workspace[4]):
         return LOCKED
+    return accepted_step(model, q, qd, forced, control, params, limits, workspace, q_next,
+                         qd_next)
+
+
+@kernel
+def accepted_step(model, q, qd, forced, control, params, limits, workspace, q_next, qd_next):
+    """
+    Check the energy of the finite new state (q_next, qd_next), then take it; return a status.
+
+    checked_step's last part: with no input (``forced`` False) the step is
+    refused (ENERGY_GREW, (q, qd) kept) if its total energy exceeds the
+    reference; else (q, qd) = (q_next, qd_next) and the time advances.
+    """
+    dt, tolerance = control[C_DT], control[C_TOLERANCE]
     if forced:
         control[C_REFERENCE] = np.nan   # measured again once the input stops
     else:

@@ -84,7 +84,8 @@ os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _run_batch(kernel: Callable, count: int, arguments: Callable,
-               threads: Optional[int] = None, blocks_per_thread: int = 1) -> int:
+               threads: Optional[int] = None, blocks_per_thread: int = 1,
+               multiple: int = 1) -> int:
     """
     Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
 
@@ -94,6 +95,8 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable,
     thread, which each thread takes in turn as it finishes one, so a thread
     slowed by other work on the machine does not hold the others up (as
     mujoco.rollout's chunks); the status is the first nonzero one in row order.
+    Every block but the last starts and ends at a ``multiple`` of rows (the
+    rollouts' groups of LANES).
     """
     global _pool
     threads = max(1, min(threads or _batch_threads, count // _MIN_ROWS_PER_THREAD))
@@ -105,7 +108,9 @@ def _run_batch(kernel: Callable, count: int, arguments: Callable,
                 _pool = ThreadPoolExecutor(max(1, _batch_threads - 1),
                                            thread_name_prefix='ros_dynamics')
     blocks = max(threads, min(threads * blocks_per_thread, count // _MIN_ROWS_PER_THREAD))
-    bounds = [count * k // blocks for k in range(blocks + 1)]
+    bounds = sorted({min(count, -(-(count * k // blocks) // multiple) * multiple)
+                     for k in range(blocks + 1)})
+    blocks = len(bounds) - 1
     statuses = [0] * blocks
     taken = itertools.count()   # next() on it is atomic under the GIL
 

@@ -237,15 +237,21 @@ def store3(array, i, col, a):
 @kernel
 def store6(array, i, col, a):
     """Write the 6-tuple a into array[i, col:col + 6]."""
-    for k in range(6):
-        array[i, col + k] = a[k]
+    array[i, col], array[i, col + 1], array[i, col + 2] = a[0], a[1], a[2]
+    array[i, col + 3], array[i, col + 4], array[i, col + 5] = a[3], a[4], a[5]
 
 
 @kernel
 def store9(array, i, col, a):
-    """Write the 9-tuple a into array[i, col:col + 9]."""
-    for k in range(9):
-        array[i, col + k] = a[k]
+    """
+    Write the 9-tuple a into array[i, col:col + 9].
+
+    Element by element (no loop over k): a may mix floats and Lanes (_lanes.py),
+    which a loop index cannot pick from.
+    """
+    array[i, col], array[i, col + 1], array[i, col + 2] = a[0], a[1], a[2]
+    array[i, col + 3], array[i, col + 4], array[i, col + 5] = a[3], a[4], a[5]
+    array[i, col + 6], array[i, col + 7], array[i, col + 8] = a[6], a[7], a[8]
 
 
 @kernel

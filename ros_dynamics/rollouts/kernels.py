@@ -31,10 +31,16 @@ tuned to its initial mass matrix, and scratch space).
 
 import numpy as np
 from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT3, read_only, STATUS
-from ros_dynamics.integrators import (block_parts, C_KINETIC_SCALE, C_LIMITS, C_REFERENCE,
-                                      C_TIME, checked_step, DONE, has_input, NCONTROL, NPARAMS,
-                                      total_energy, zero_body_forces)
+from ros_dynamics._lanes import LANES
+from ros_dynamics.aba import NWORK
+from ros_dynamics.integrators import (accepted_step, block_parts, C_DENSE, C_DT,
+                                      C_KINETIC_SCALE, C_LIMITS, C_REFERENCE, C_RK4, C_TIME,
+                                      C_WRENCHES, checked_step, DONE, has_input, NCONTROL,
+                                      NPARAMS, total_energy, zero_body_forces)
 from ros_dynamics.joints import body_count
+from ros_dynamics.rollouts.lanes import (group_advance, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT,
+                                         NLANE_STATES, NROWS, R_EFFORT, R_Q, R_QD, R_STAGE_Q,
+                                         R_STAGE_QD)
 
 
 @kernel
@@ -73,6 +79,15 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     the first refused rollout's status (integrators.simulation_steps).
     """
     batch, n = q0.shape
+    if template[C_DENSE] == 0.0 and template[C_WRENCHES] == 0.0:   # ABA, no wrenches: in lanes
+        first = DONE
+        for start in range(0, batch, LANES):
+            status = rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref,
+                                   qd_ref, template, q_out, qd_out, outcome, start,
+                                   min(LANES, batch - start))
+            if first == DONE:
+                first = status
+        return first
     steps = q_out.shape[1] - 1
     limits = template[C_LIMITS] != 0.0
     first = DONE
@@ -110,3 +125,83 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
                 q_out[b, k + 1, i] = q[i]
                 qd_out[b, k + 1, i] = qd[i]
     return first
+
+
+@kernel
+def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
+                  q_out, qd_out, outcome, start, count):
+    """
+    Roll out rows start .. start + count - 1 (count <= LANES) of rollouts.kernels.rollout_batch.
+
+    Its arguments and results for those rows, the group's forward dynamics
+    in vector lanes (rollouts/lanes.py); lanes past ``count`` repeat the last
+    row and are not written. Return 0 or the first refused row's status.
+    """
+    n = q0.shape[1]
+    steps = q_out.shape[1] - 1
+    dt, rk4, limits = template[C_DT], template[C_RK4] != 0.0, template[C_LIMITS] != 0.0
+    block = template.copy()
+    _, _, wrenches, workspace, _, _ = block_parts(block, n, body_count(model))
+    zero_body_forces(workspace)
+    controls = np.empty((LANES, NCONTROL))
+    lane_params = np.empty((LANES, NPARAMS, n))
+    rows = np.empty((NROWS, LANES, n))
+    lanes = np.empty((NLANE_STATES, n, LANES))
+    lane_work = np.empty((body_count(model), NWORK, LANES))
+    singular = np.empty((4, LANES), np.int64)
+    status = np.empty(LANES, np.int64)
+    forced = np.zeros(LANES, np.bool_)
+    refusal = np.full(LANES, DONE, np.int64)
+    shared_ff, shared_ref = feedforward.shape[0] == 1, q_ref.shape[0] == 1
+    for j in range(LANES):
+        b = start + min(j, count - 1)
+        controls[j] = template[:NCONTROL]
+        lane_params[j] = params[b]
+        rows[R_Q, j], rows[R_QD, j] = q0[b], qd0[b]
+        # the reference energy of the initial state, as Simulator.reset takes it
+        controls[j, C_REFERENCE], controls[j, C_KINETIC_SCALE] = total_energy(
+            model, rows[R_Q, j], rows[R_QD, j], read_only(lane_params[j]), limits, workspace)
+        controls[j, C_TIME] = 0.0
+        if j < count:
+            q_out[b, 0], qd_out[b, 0] = q0[b], qd0[b]
+            outcome[b] = steps
+    running = count
+    for k in range(steps):
+        for j in range(LANES):
+            b = start + min(j, count - 1)
+            f, r = 0 if shared_ff else b, 0 if shared_ref else b
+            effort_into(feedforward[f, k], limit, gains, q_ref[r, k], qd_ref[r, k],
+                        rows[R_Q, j], rows[R_QD, j], rows[R_EFFORT, j])
+            forced[j] = has_input(read_only(rows[R_EFFORT, j]), wrenches)
+            for i in range(n):
+                lanes[L_Q, i, j], lanes[L_QD, i, j] = rows[R_Q, j, i], rows[R_QD, j, i]
+        group_advance(model, lane_params, dt, rk4, limits, lanes, lane_work, rows, workspace,
+                      singular, status)
+        for j in range(count):
+            b = start + j
+            if outcome[b] < steps:   # refused before: its lane runs on, unread
+                continue
+            result = status[j]
+            if result == DONE:
+                q_next, qd_next = rows[R_STAGE_Q, j], rows[R_STAGE_QD, j]
+                for i in range(n):
+                    q_next[i], qd_next[i] = lanes[L_Q_NEXT, i, j], lanes[L_QD_NEXT, i, j]
+                result = accepted_step(model, rows[R_Q, j], rows[R_QD, j], forced[j],
+                                       controls[j], read_only(lane_params[j]), limits,
+                                       workspace, q_next, qd_next)
+            if result != DONE:
+                outcome[b] = k
+                refusal[j] = result
+                q_out[b, k + 1:] = np.nan
+                qd_out[b, k + 1:] = np.nan
+                running -= 1
+                continue
+            for i in range(n):
+                q_out[b, k + 1, i] = rows[R_Q, j, i]
+                qd_out[b, k + 1, i] = rows[R_QD, j, i]
+        if running == 0:
+            break
+    for j in range(count):
+        if refusal[j] != DONE:
+            return refusal[j]
+    return DONE

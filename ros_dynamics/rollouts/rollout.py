@@ -29,6 +29,7 @@ from typing import Optional
 import numpy as np
 from ros_dynamics import integrators
 from ros_dynamics._jit import ensure_compiled
+from ros_dynamics._lanes import LANES
 from ros_dynamics.model import _run_batch, RobotModel
 from ros_dynamics.rollouts.kernels import rollout_batch
 from ros_dynamics.simulation import SimulationDiverged, Simulator
@@ -146,7 +147,8 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
                 q_out[start:stop], qd_out[start:stop], outcome[start:stop])
 
     ensure_compiled(rollout_batch)
-    status = _run_batch(rollout_batch, batch, rows, threads, blocks_per_thread=10)
+    status = _run_batch(rollout_batch, batch, rows, threads, blocks_per_thread=10,
+                        multiple=LANES)
     if status and not allow_divergence:
         b = int(np.argmax(outcome < steps))
         k = int(outcome[b])
