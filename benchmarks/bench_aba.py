@@ -26,6 +26,9 @@ states in [-1, 1]:
   reference it replaced;
 - ``aligned``: ros_dynamics.aba.aba_into, in joint-aligned frames
   (S_i = e_z, X_J = T Rz(q); joints.aligned_columns);
+- ``lanes``: the same aba_into compiled for LaneArrays (ros_dynamics._lanes),
+  4 states a call in the lanes of a vector register, as the rollouts run it
+  (time per state; its results must equal ``aligned``'s bit for bit);
 - each pass alone: the ``body`` and ``aligned`` kernels stopped after pass 1
   (velocities, bias terms, rigid inertias), after pass 2 (articulated
   inertias and forces, leaves to root); the full kernel adds pass 3.
@@ -53,6 +56,7 @@ sys.path.insert(0, os.path.join(ROOT, 'test'))
 
 from robot_data import example_urdf  # noqa: E402
 from ros_dynamics import aba, RobotModel  # noqa: E402,I100
+from ros_dynamics._lanes import as_lanes, LANES  # noqa: E402
 from ros_dynamics.aba import (W_BIAS_V, W_BIAS_W, W_D, W_IA_A, W_IA_B, W_IA_C,  # noqa: E402
                               W_PA_F, W_PA_N, W_POS, W_ROT, W_SMALL_U, W_U_V, W_U_W, W_VEL_V,
                               W_VEL_W)
@@ -175,6 +179,19 @@ def aligned_batch(model, q, qd, tau, work, qdd, passes):
 
 
 @numba.njit(nogil=True)
+def lanes_batch(model, q, qd, tau, work, qdd):
+    """Run aba_into on groups of LANES states: q, qd, tau, qdd (groups, dof, LANES)."""
+    for g in range(q.shape[0]):
+        aba.aba_into(model, as_lanes(q[g]), as_lanes(qd[g]), as_lanes(tau[g]), None,
+                     as_lanes(work), as_lanes(qdd[g]))
+
+
+def in_groups(states: np.ndarray) -> np.ndarray:
+    """Return (N, dof) states as (N / LANES, dof, LANES) groups (N a multiple of LANES)."""
+    return np.ascontiguousarray(states.reshape(-1, LANES, states.shape[1]).transpose(0, 2, 1))
+
+
+@numba.njit(nogil=True)
 def rk4_floor(model, q, qd, tau, work, k, steps, dt, aligned):
     """
     Integrate ``steps`` RK4-like steps in place: four ABA a step, aba_into or body_frame_aba.
@@ -214,10 +231,12 @@ def main() -> None:
     """Print the per-pass and per-kernel tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--repeats', type=int, default=15, help='interleaved runs (best taken)')
-    parser.add_argument('--states', type=int, default=2000, help='states a run')
+    parser.add_argument('--states', type=int, default=2000, help='states a run (a multiple of 4)')
     parser.add_argument('--armature', type=float, default=0.0,
                         help='armature of every joint (kg m^2 or kg; default 0)')
     args = parser.parse_args()
+    if args.states % LANES:
+        parser.error(f'--states: a multiple of {LANES}')
     now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     print(f'ABA kernels, CPU us per evaluation, {now}, {os.cpu_count()} cores, '
           f'load average {os.getloadavg()[0]:.2f} (shared machine)')
@@ -232,7 +251,12 @@ def main() -> None:
         body_frame_batch(model, q, qd, tau, work, out[0], 3)
         aligned_batch(model, q, qd, tau, work, out[1], 3)
         error = np.max(np.abs(out[0] - out[1])) / max(1.0, np.max(np.abs(out[0])))
-        runs = {}
+        groups = [in_groups(x) for x in (q, qd, tau)]
+        lane_work = np.zeros((body_count(model), aba.NWORK, LANES))
+        lane_out = np.zeros_like(groups[0])
+        lanes_batch(model, *groups, lane_work, lane_out)
+        same_bits = np.array_equal(in_groups(out[1]), lane_out)
+        runs = {'lanes': lambda: lanes_batch(model, *groups, lane_work, lane_out)}
         for passes in (1, 2, 3):
             runs[f'body {passes}'] = (lambda p=passes: body_frame_batch(model, q, qd, tau, work,
                                                                         out[0], p))
@@ -247,7 +271,10 @@ def main() -> None:
         for name in ('body', 'aligned'):
             t = [best[f'{name} {p}'] * 1e6 for p in (1, 2, 3)]
             print(f'{name:10} {t[0]:8.3f} {t[1] - t[0]:8.3f} {t[2] - t[1]:8.3f} {t[2]:8.3f}')
-        print(f'aligned / body: {best["aligned 3"] / best["body 3"]:.3f}')
+        print(f'{"lanes":10} {"":8} {"":8} {"":8} {best["lanes"] * 1e6:8.3f}   (a state, '
+              f'{LANES} a call; bit for bit aligned\'s: {same_bits})')
+        print(f'aligned / body: {best["aligned 3"] / best["body 3"]:.3f}; lanes / aligned: '
+              f'{best["lanes"] / best["aligned 3"]:.3f}')
         steps, dt = 1000, 1e-3
         k = np.zeros((4, robot.dof))
         start = (rng.uniform(-0.3, 0.3, robot.dof), rng.uniform(-0.3, 0.3, robot.dof))

@@ -22,9 +22,15 @@ from ros_dynamics.rollouts import rollout
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 
 
-@pytest.fixture(scope='module')
-def panda():
-    return RobotModel.from_urdf_file(example_urdf('panda_description/urdf/panda.urdf'))
+@pytest.fixture(scope='module', params=['mimic', 'no_mimic'])
+def panda(request):
+    """The Panda with its fingers' mimic joint (M qdd = tau - b, one rollout at a time) or not.
+
+    Without (fingers as two coordinates) forward dynamics is ABA, which the
+    rollouts run in groups of 4 in vector lanes (rollouts/lanes.py).
+    """
+    return RobotModel.from_urdf_file(example_urdf('panda_description/urdf/panda.urdf'),
+                                     mimic=request.param == 'mimic')
 
 
 def separate_runs(robot, q0, qd0, efforts, dt, integrator, feedback=None, **options):

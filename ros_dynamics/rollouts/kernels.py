@@ -26,7 +26,9 @@ holding over step k the effort
 10.7; without gains tau_k = sat(tau_ff[k])), saturated at the effort limits
 as ``Simulator.set_effort`` does. Each rollout has its own block (the
 simulator's settings, its own parameter rows, since the limit stops are
-tuned to its initial mass matrix, and scratch space).
+tuned to its initial mass matrix, and scratch space). Models solved by ABA
+(no mimic joints) run in groups of LANES rollouts (``rollout_group``,
+rollouts/lanes.py), the others one at a time; both give the same states.
 """
 
 import numpy as np

@@ -21,7 +21,9 @@ efforts or a joint-space PD law with feed-forward, each exactly the
 ``Simulator``'s (the same compiled step, damping, friction, limit stops,
 effort saturation and energy check), run by the compiled kernel
 (rollouts/kernels.py) in blocks of rollouts on the package's thread pool
-with the GIL released. The counterpart of MuJoCo's ``mujoco.rollout``.
+with the GIL released, each block in groups of 4 whose forward dynamics
+share the CPU's vector registers (rollouts/lanes.py; the same results, bit
+for bit). The counterpart of MuJoCo's ``mujoco.rollout``.
 """
 
 from typing import Optional
