@@ -272,7 +272,7 @@ def main() -> None:
             t = [best[f'{name} {p}'] * 1e6 for p in (1, 2, 3)]
             print(f'{name:10} {t[0]:8.3f} {t[1] - t[0]:8.3f} {t[2] - t[1]:8.3f} {t[2]:8.3f}')
         print(f'{"lanes":10} {"":8} {"":8} {"":8} {best["lanes"] * 1e6:8.3f}   (a state, '
-              f'{LANES} a call; bit for bit aligned\'s: {same_bits})')
+              f"{LANES} a call; bit for bit aligned's: {same_bits})")
         print(f'aligned / body: {best["aligned 3"] / best["body 3"]:.3f}; lanes / aligned: '
               f'{best["lanes"] / best["aligned 3"]:.3f}')
         steps, dt = 1000, 1e-3

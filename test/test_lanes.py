@@ -31,7 +31,8 @@ from ros_dynamics import RobotModel
 from ros_dynamics._lanes import as_lanes, diverge, lane, LANES, lanes_of
 from ros_dynamics.model import _run_batch
 from ros_dynamics.rollouts import rollout
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation import SimulationDiverged
+from test_rollouts import separate_runs
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -2.5, 1e-308, 5e-324, 1e308, np.inf, -np.inf, np.nan,
                     math.pi, 3.0e-17])
@@ -144,22 +145,6 @@ POINT_MASS = """<robot name="point_mass">
 </robot>"""
 
 
-def separate_runs(robot, q0, qd0, efforts, **options):
-    """Return (B, steps + 1, dof) q and qd of Simulator runs, one per row."""
-    qs, qds = [], []
-    for b in range(q0.shape[0]):
-        sim = Simulator(robot, dt=1e-3, q0=q0[b], qd0=qd0[b], **options)
-        q, qd = [sim.q], [sim.qd]
-        for effort in efforts[b]:
-            sim.set_effort(effort)
-            sim.step()
-            q.append(sim.q)
-            qd.append(sim.qd)
-        qs.append(q)
-        qds.append(qd)
-    return np.array(qs), np.array(qds)
-
-
 def test_lanes_on_both_sides_of_the_armature_branch_equal_separate_runs():
     """D_1 = 2 sin(q2)^2 below and above the armature 0.1 in one group: lane by lane, exact."""
     robot = RobotModel.from_urdf_string(POINT_MASS)
@@ -169,7 +154,7 @@ def test_lanes_on_both_sides_of_the_armature_branch_equal_separate_runs():
     qd0 = np.tile([0.2, 0.3, 0.0], (6, 1))
     efforts = np.random.default_rng(1).uniform(-0.5, 0.5, (6, 80, 3))
     q, qd = rollout(robot, q0, qd0, efforts, threads=1)
-    expected_q, expected_qd = separate_runs(robot, q0, qd0, efforts)
+    expected_q, expected_qd = separate_runs(robot, q0, qd0, efforts, 1e-3, 'rk4')
     assert np.array_equal(q, expected_q) and np.array_equal(qd, expected_qd)
     assert np.ptp(q[:, -1, 1]) > 1e-3
 
@@ -180,10 +165,11 @@ def test_a_singular_lane_is_refused_alone():
     q0 = np.stack([np.zeros(6), np.zeros(6), [0.5, 0.0, 0.3, 0.7, 0.0, 1.0]], axis=1)
     qd0 = np.zeros((6, 3))
     efforts = np.tile([0.1, 0.2, 0.0], (6, 30, 1))
-    with pytest.raises(Exception, match='rollout 1: step 0'):
+    with pytest.raises(SimulationDiverged, match='rollout 1: step 0.*singular'):
         rollout(robot, q0, qd0, efforts, threads=1)
     q, qd = rollout(robot, q0, qd0, efforts, threads=1, allow_divergence=True)
     assert np.all(np.isnan(q[[1, 4], 1:])) and np.array_equal(q[[1, 4], 0], q0[[1, 4]])
     good = [0, 2, 3, 5]
-    expected_q, expected_qd = separate_runs(robot, q0[good], qd0[good], efforts[good])
+    expected_q, expected_qd = separate_runs(robot, q0[good], qd0[good], efforts[good], 1e-3,
+                                            'rk4')
     assert np.array_equal(q[good], expected_q) and np.array_equal(qd[good], expected_qd)

@@ -24,7 +24,8 @@ from ros_dynamics.simulation import SimulationDiverged, Simulator
 
 @pytest.fixture(scope='module', params=['mimic', 'no_mimic'])
 def panda(request):
-    """The Panda with its fingers' mimic joint (M qdd = tau - b, one rollout at a time) or not.
+    """
+    Return the Panda with its fingers' mimic joint (M qdd = tau - b, one at a time) or not.
 
     Without (fingers as two coordinates) forward dynamics is ABA, which the
     rollouts run in groups of 4 in vector lanes (rollouts/lanes.py).
