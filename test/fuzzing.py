@@ -33,6 +33,13 @@ Kinds:
   strides, alignment, read-only, NaN/Inf, lists, None, unknown links, huge
   batches). Outcomes: TypeError/ValueError for invalid arguments, or exactly
   the result of the same call on contiguous float64 copies.
+* ``rollout``: ``rollout`` of a small random batch (1-11 rows, the groups of 4
+  of its vector lanes and their padding) on an arm without mimic joints,
+  random armature, damping, friction, limit stops, integrator and step,
+  initial states from calm to violent, efforts from none (free swings: the
+  energy check) to saturating, with NaN efforts now and then. Outcomes:
+  states equal bit for bit (NaN where refused) to separate Simulator runs,
+  per row 'ran through' or 'refused'; anything else is a defect.
 """
 
 import functools
@@ -416,7 +423,80 @@ def run_api_case(seed: int) -> dict:
     return dict(case, outcome='same result')
 
 
-RUNNERS = {'urdf': run_urdf_case, 'api': run_api_case}
+# ---------------------------------------------------------------------------- rollouts
+ROLLOUT_ROBOTS = ('urdf/panda_arm.urdf', 'urdf/planar_2r.urdf',
+                  'ur_description/urdf/ur5_robot.urdf', 'panda_description/urdf/panda.urdf')
+
+
+def rollout_robot(name: str, armature: np.ndarray):
+    """Return a fresh model of ``name`` without mimic joints (ABA: the lanes path)."""
+    from ros_dynamics import RobotModel
+    path = (os.path.join(ROOT, name) if name.startswith('urdf/')
+            else next(p for p in urdf_sources() if p.endswith(name)))
+    robot = RobotModel.from_urdf_file(path, mimic=False)
+    robot.armature = armature[:robot.dof]
+    return robot
+
+
+def simulator_rows(robot, q0, qd0, efforts, options: dict) -> tuple:
+    """Return (q, qd) (B, steps + 1, dof) of one Simulator per row, NaN after a refusal."""
+    from ros_dynamics.simulation import SimulationDiverged, Simulator
+    batch, steps, dof = efforts.shape
+    q, qd = np.full((batch, steps + 1, dof), np.nan), np.full((batch, steps + 1, dof), np.nan)
+    for b in range(batch):
+        sim = Simulator(robot, q0=q0[b], qd0=qd0[b], **options)
+        q[b, 0], qd[b, 0] = sim.q, sim.qd
+        for k in range(steps):
+            sim.set_effort(efforts[b, k])
+            try:
+                sim.step()
+            except SimulationDiverged:
+                break
+            q[b, k + 1], qd[b, k + 1] = sim.q, sim.qd
+    return q, qd
+
+
+def run_rollout_case(seed: int) -> dict:
+    """Roll out a small random batch; compare with separate Simulator runs, bit for bit."""
+    from ros_dynamics.rollouts import rollout
+    rng = np.random.default_rng([3, seed])
+    name = ROLLOUT_ROBOTS[int(rng.integers(len(ROLLOUT_ROBOTS)))]
+    armature = (rng.choice([0.0, 1e-3, 0.05, 0.5], 12) if rng.random() < 0.5
+                else np.zeros(12))
+    robot = rollout_robot(name, armature)
+    batch, steps, dof = int(rng.integers(1, 12)), int(rng.integers(1, 40)), robot.dof
+    options = {'dt': float(rng.choice([1e-3, 5e-3, 2e-2])),
+               'integrator': str(rng.choice(['rk4', 'semi_implicit_euler'])),
+               'damping': bool(rng.random() < 0.5), 'friction': bool(rng.random() < 0.5),
+               'limits': bool(rng.random() < 0.5)}
+    speed = float(rng.choice([0.0, 1.0, 20.0, 1e3]))
+    q0 = rng.uniform(-3.0, 3.0, (batch, dof))
+    qd0 = rng.uniform(-speed, speed, (batch, dof))
+    efforts = rng.uniform(-1.0, 1.0, (batch, steps, dof)) * rng.choice([0.0, 5.0, 500.0],
+                                                                      (batch, 1, 1))
+    if rng.random() < 0.3:
+        efforts[rng.integers(batch), rng.integers(steps), rng.integers(dof)] = np.nan
+    case = {'robot': name.split('/')[-1], 'batch': batch, 'steps': steps,
+            'armature': bool(np.any(armature[:dof])), 'speed': speed, **options}
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)
+        try:
+            q, qd = rollout(robot, q0, qd0, efforts, allow_divergence=True,
+                            threads=int(rng.integers(1, 3)), **options)
+        except Exception as error:   # a refusal is NaN rows, never an exception
+            return dict(case, outcome='defect', detail=f'{type(error).__name__}: {error}'[:300],
+                        trace=traceback.format_exc()[-1500:])
+        expected_q, expected_qd = simulator_rows(robot, q0, qd0, efforts, options)
+    if not (np.array_equal(q, expected_q, equal_nan=True)
+            and np.array_equal(qd, expected_qd, equal_nan=True)):
+        same = (q == expected_q) | (np.isnan(q) & np.isnan(expected_q))
+        rows = sorted({int(b) for b in np.argwhere(~same)[:, 0]})
+        return dict(case, outcome='defect', detail=f'rows {rows} differ from Simulator runs')
+    refused = int(np.sum(np.isnan(q[:, -1, 0])))
+    return dict(case, outcome='all ran through' if refused == 0 else 'some refused')
+
+
+RUNNERS = {'urdf': run_urdf_case, 'api': run_api_case, 'rollout': run_rollout_case}
 
 
 # ---------------------------------------------------------------------------- workers

@@ -45,3 +45,7 @@ def test_urdf_mutations_give_a_urdf_error_or_a_finite_model():
 
 def test_api_arguments_are_refused_or_give_the_float64_result():
     check('core API arguments', 'api', 300)
+
+
+def test_rollouts_in_lanes_equal_separate_simulator_runs():
+    check('rollouts in lanes', 'rollout', 40)
