@@ -472,8 +472,8 @@ def run_rollout_case(seed: int) -> dict:
     speed = float(rng.choice([0.0, 1.0, 20.0, 1e3]))
     q0 = rng.uniform(-3.0, 3.0, (batch, dof))
     qd0 = rng.uniform(-speed, speed, (batch, dof))
-    efforts = rng.uniform(-1.0, 1.0, (batch, steps, dof)) * rng.choice([0.0, 5.0, 500.0],
-                                                                      (batch, 1, 1))
+    scale = rng.choice([0.0, 5.0, 500.0], (batch, 1, 1))   # free swings to saturation
+    efforts = rng.uniform(-1.0, 1.0, (batch, steps, dof)) * scale
     if rng.random() < 0.3:
         efforts[rng.integers(batch), rng.integers(steps), rng.integers(dof)] = np.nan
     case = {'robot': name.split('/')[-1], 'batch': batch, 'steps': steps,
