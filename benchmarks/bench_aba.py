@@ -180,10 +180,25 @@ def aligned_batch(model, q, qd, tau, work, qdd, passes):
 
 @numba.njit(nogil=True)
 def lanes_batch(model, q, qd, tau, work, qdd):
-    """Run aba_into on groups of LANES states: q, qd, tau, qdd (groups, dof, LANES)."""
+    """
+    Run aba_into on groups of LANES states: q, qd, tau, qdd (groups, dof, LANES).
+
+    Where the group's kernel exits early (a lane singular, or lanes on both
+    sides of the armature branch) its states are run one at a time with the
+    scalar kernel, as the rollouts do (rollouts/lanes.group_accelerations).
+    """
+    n = q.shape[1]
+    rows, scalar_work = np.empty((4, n)), np.empty((work.shape[0], work.shape[1]))
     for g in range(q.shape[0]):
-        aba.aba_into(model, as_lanes(q[g]), as_lanes(qd[g]), as_lanes(tau[g]), None,
-                     as_lanes(work), as_lanes(qdd[g]))
+        if aba.aba_into(model, as_lanes(q[g]), as_lanes(qd[g]), as_lanes(tau[g]), None,
+                        as_lanes(work), as_lanes(qdd[g])) < 0:
+            continue
+        for j in range(LANES):
+            for i in range(n):
+                rows[0, i], rows[1, i], rows[2, i] = q[g, i, j], qd[g, i, j], tau[g, i, j]
+            aba.aba_into(model, rows[0], rows[1], rows[2], None, scalar_work, rows[3])
+            for i in range(n):
+                qdd[g, i, j] = rows[3, i]
 
 
 def in_groups(states: np.ndarray) -> np.ndarray:

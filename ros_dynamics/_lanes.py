@@ -25,9 +25,10 @@ gives numba two types, built with its extension API (as ``_jit.read_only``):
   lane with the same IEEE operations as on floats, so a kernel run on Lanes
   gives in each lane bit for bit what it gives on that lane's floats.
   Comparisons are True when they hold in every lane (a kernel's
-  ``if not d > tolerance`` then takes its exit when any lane fails), and
+  ``if not d > tolerance`` then takes its exit when any lane fails);
   ``diverge(a, b)`` says whether ``a <= b`` holds in some lanes only (False
-  for floats), for the branches whose side depends on the state.
+  for floats), and ``select_le(a, b, x, y)`` gives x where a <= b, else y,
+  lane by lane, for the branches whose side depends on the state.
 - ``LaneArray`` (``as_lanes(array)``): an array whose last axis has LANES
   entries, indexed by the other axes: ``x[i, k]`` is the Lanes
   array[i, k, :], ``x[i, k] = value`` stores Lanes or a float (in every
@@ -191,6 +192,56 @@ def _diverge_overload(a, b):
         return lambda a, b: not (a <= b or b < a)
     if isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS):
         return lambda a, b: False
+
+
+def select_le(a, b, x, y):
+    """Return x where a <= b, else y: lane by lane on Lanes (x, y: numbers or nested tuples)."""
+    return x if a <= b else y
+
+
+def _lanes_like(kind):
+    """Return the type ``kind`` (a number or nested tuples of them and Lanes) with Lanes leaves."""
+    if isinstance(kind, types.BaseTuple):
+        return types.Tuple([_lanes_like(element) for element in kind])
+    return lanes_type
+
+
+def _has_lanes(kind) -> bool:
+    if isinstance(kind, types.BaseTuple):
+        return any(_has_lanes(element) for element in kind)
+    return isinstance(kind, LanesType)
+
+
+@intrinsic
+def _select_le(typingctx, a, b, x, y):
+    result = _lanes_like(x)
+    if result != _lanes_like(y):
+        return None
+
+    def codegen(context, builder, signature, arguments):
+        def pick(mask, x, x_type, y, y_type, kind):
+            if isinstance(kind, types.BaseTuple):
+                value = ir.Constant(context.get_value_type(kind), ir.Undefined)
+                for k in range(len(kind)):
+                    value = builder.insert_value(value, pick(
+                        mask, builder.extract_value(x, k), x_type[k],
+                        builder.extract_value(y, k), y_type[k], kind[k]), k)
+                return value
+            return builder.select(mask, context.cast(builder, x, x_type, lanes_type),
+                                  context.cast(builder, y, y_type, lanes_type))
+        left, right = (context.cast(builder, value, kind, lanes_type)
+                       for value, kind in zip(arguments[:2], signature.args[:2]))
+        mask = builder.fcmp_ordered('<=', left, right)
+        return pick(mask, arguments[2], signature.args[2], arguments[3], signature.args[3],
+                    signature.return_type)
+    return result(a, b, x, y), codegen
+
+
+@overload(select_le)
+def _select_le_overload(a, b, x, y):
+    if any(_has_lanes(kind) for kind in (a, b, x, y)):
+        return lambda a, b, x, y: _select_le(a, b, x, y)
+    return lambda a, b, x, y: x if a <= b else y
 
 
 class LaneArrayType(types.Type):

@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
-from ros_dynamics._lanes import diverge
+from ros_dynamics._lanes import diverge, select_le
 from ros_dynamics.crba import crba_into
 from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
                                  ALIGN_TREE_R, armature_of, body_count, COL_JTYPE, coordinate_of,
@@ -182,9 +182,7 @@ def aba_articulated(model, tau, work):
             uz, u = c[8], tau[coordinate_of(model, i)] - pf[2]
         armature = armature_of(model, i)
         d = uz + armature
-        if not d > tolerance or diverge(armature, uz):
-            # over Lanes (_lanes.py): D_i ~0 in some lane, or the lanes would take different
-            # sides of the armature branch below; the caller then runs them one at a time
+        if not d > tolerance:   # on Lanes: in some lane; the caller runs them one at a time
             return i
         store3(work, i, W_U_W, uw)
         store3(work, i, W_U_V, uv)
@@ -196,35 +194,18 @@ def aba_articulated(model, tau, work):
         k = u / d
         cw, cv = load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V)
         rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
-        if armature <= uz:
-            # Ia = IA0 + kappa U U^T with IA0 = IA - U U^T / U_z, kappa = I_a / (U_z D) (zero
-            # without armature; U_z >= D / 2 keeps both terms of the size of Ia). IA0 S = 0
-            # (it does not resist the joint's own motion) and c_i has no z components, so
-            # IA0 c_i and X^T IA0 X take about a third of the products less; the rank-one
-            # term moves to the parent as one force transform of U.
-            if revolute:
-                a, b, c = projected_inertia_z(a, b, c, uw, uv, -1.0 / uz)
-                cn, cf = articulated_times_z(a, b, c, cw, cv)
-                ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
-            else:
-                a, b, c = projected_inertia_prismatic_z(a, b, c, uw, uv, -1.0 / uz)
-                cn, cf = articulated_times_prismatic_z(a, b, c, cw, cv)
-                ap, bp, cp = articulated_to_parent_prismatic_z(rot, r, a, b, c)
-            if armature > 0.0:
-                kappa = armature / (uz * d)
-                uc = kappa * (dot(uw, cw) + dot(uv, cv))
-                cn, cf = add(cn, scale(uc, uw)), add(cf, scale(uc, uv))
-                fn, ff = force_to_parent(rot, r, uw, uv)
-                ap = mat_add(ap, outer(scale(kappa, fn), fn))
-                bp = mat_add(bp, outer(scale(kappa, fn), ff))
-                cp = mat_add(cp, outer(scale(kappa, ff), ff))
+        if diverge(armature, uz):
+            # Lanes (_lanes.py) on both sides of the branch: both sides for every lane, then
+            # each lane's own, as the scalar kernel takes it
+            ap, bp, cp, cn, cf = select_le(
+                armature, uz,
+                projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, r),
+                general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r))
+        elif armature <= uz:
+            ap, bp, cp, cn, cf = projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature,
+                                                    cw, cv, rot, r)
         else:
-            s = -1.0 / d
-            a = mat_add(a, outer(scale(s, uw), uw))
-            b = mat_add(b, outer(scale(s, uw), uv))
-            c = mat_add(c, outer(scale(s, uv), uv))
-            cn, cf = articulated_times(a, b, c, cw, cv)
-            ap, bp, cp = articulated_to_parent(rot, r, a, b, c)
+            ap, bp, cp, cn, cf = general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r)
         pn = add(add(pn, cn), scale(k, uw))
         pf = add(add(pf, cf), scale(k, uv))
         store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
@@ -234,6 +215,48 @@ def aba_articulated(model, tau, work):
         store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
         store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
     return -1
+
+
+@kernel
+def projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, r):
+    """
+    Return (A, B, C) of X^T Ia X and (n, f) of Ia c for Ia = IA0 + kappa U U^T (I_a <= U_z).
+
+    IA0 = IA - U U^T / U_z, kappa = I_a / (U_z D) (zero without armature;
+    U_z >= D / 2 keeps both terms of the size of Ia). IA0 S = 0 (it does not
+    resist the joint's own motion) and c_i has no z components, so IA0 c_i
+    and X^T IA0 X take about a third of the products less; the rank-one
+    term moves to the parent as one force transform of U.
+    """
+    if revolute:
+        a, b, c = projected_inertia_z(a, b, c, uw, uv, -1.0 / uz)
+        cn, cf = articulated_times_z(a, b, c, cw, cv)
+        ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
+    else:
+        a, b, c = projected_inertia_prismatic_z(a, b, c, uw, uv, -1.0 / uz)
+        cn, cf = articulated_times_prismatic_z(a, b, c, cw, cv)
+        ap, bp, cp = articulated_to_parent_prismatic_z(rot, r, a, b, c)
+    if armature > 0.0:
+        kappa = armature / (uz * d)
+        uc = kappa * (dot(uw, cw) + dot(uv, cv))
+        cn, cf = add(cn, scale(uc, uw)), add(cf, scale(uc, uv))
+        fn, ff = force_to_parent(rot, r, uw, uv)
+        ap = mat_add(ap, outer(scale(kappa, fn), fn))
+        bp = mat_add(bp, outer(scale(kappa, fn), ff))
+        cp = mat_add(cp, outer(scale(kappa, ff), ff))
+    return ap, bp, cp, cn, cf
+
+
+@kernel
+def general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r):
+    """Return (A, B, C) of X^T Ia X and (n, f) of Ia c for Ia = IA - U U^T / D (any I_a)."""
+    s = -1.0 / d
+    a = mat_add(a, outer(scale(s, uw), uw))
+    b = mat_add(b, outer(scale(s, uw), uv))
+    c = mat_add(c, outer(scale(s, uv), uv))
+    cn, cf = articulated_times(a, b, c, cw, cv)
+    ap, bp, cp = articulated_to_parent(rot, r, a, b, c)
+    return ap, bp, cp, cn, cf
 
 
 @kernel

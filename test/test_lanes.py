@@ -17,9 +17,9 @@ Lanes (_lanes.py) and the rollouts' groups of LANES that use them.
 
 Lanes must give in each lane bit for bit what the scalar code gives; the
 rollouts run their forward dynamics on Lanes, so their results must equal
-separate Simulator runs bit for bit, also where a group's ABA hands lanes
-back to the scalar kernel (a singular lane, lanes on both sides of the
-armature branch).
+separate Simulator runs bit for bit, also where lanes fall on both sides
+of ABA's armature branch (each takes its own: select_le) and where a
+group's ABA hands its lanes back to the scalar kernel (a singular lane).
 """
 
 import math

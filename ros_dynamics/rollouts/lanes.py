@@ -25,9 +25,10 @@ same integrators helpers as the scalar step (stage_state, velocity_stage,
 rk4_state, euler_state). What branches on a rollout's own state runs per
 lane on its rows with the scalar kernels: the effort law, the joint torques
 (damping, friction, limit stops), the finite check and the energy check
-(integrators.accepted_step). When the group's ABA exits early (D_i ~0 in
-a lane, or lanes on different sides of its armature branch) that stage is
-evaluated again lane by lane with the scalar ABA.
+(integrators.accepted_step). Lanes on both sides of ABA's armature branch
+take each their own side (_lanes.select_le); when the group's ABA exits
+early (D_i ~0 in a lane) that stage is evaluated again lane by lane with
+the scalar ABA, which names each lane's singular body.
 
 Arrays: lane states (n, LANES) (coordinate-major, a rollout per column),
 rows (LANES, n) (a rollout per row), work (nb, aba.NWORK, LANES).
@@ -57,8 +58,8 @@ def group_accelerations(model, q, qd, params, limits, lane_tau, lane_work, rows,
     The joint torques of lane j (integrators.joint_torques_into, its own
     ``params[j]`` and rows[R_EFFORT, j]) go to the group's ABA; ``workspace``
     (block_parts, zero body forces) serves the lane-by-lane ABA when the
-    group's exits early, so that each lane gets the scalar step's result
-    and singular body.
+    group's exits early (a singular lane), so that each lane gets the
+    scalar step's result and singular body.
     """
     n = q.shape[0]
     tau = rows[R_TAU]
