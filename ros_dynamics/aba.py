@@ -217,7 +217,7 @@ def aba_articulated(model, tau, work):
     return -1
 
 
-@kernel
+@kernel(inline=True)   # two call sites: LLVM would not inline it (pass 2 +40 %)
 def projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, r):
     """
     Return (A, B, C) of X^T Ia X and (n, f) of Ia c for Ia = IA0 + kappa U U^T (I_a <= U_z).
@@ -247,7 +247,7 @@ def projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, 
     return ap, bp, cp, cn, cf
 
 
-@kernel
+@kernel(inline=True)
 def general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r):
     """Return (A, B, C) of X^T Ia X and (n, f) of Ia c for Ia = IA - U U^T / D (any I_a)."""
     s = -1.0 / d
