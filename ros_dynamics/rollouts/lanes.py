@@ -97,29 +97,30 @@ def group_advance(model, params, dt, rk4, limits, lanes, lane_work, rows, worksp
     q, qd, lane_tau = lanes[L_Q], lanes[L_QD], lanes[L_TAU]
     k1, k2, k3, k4 = lanes[L_K1], lanes[L_K2], lanes[L_K3], lanes[L_K4]
     qs, qds, q_next, qd_next = lanes[L_QS], lanes[L_QDS], lanes[L_Q_NEXT], lanes[L_QD_NEXT]
-    group_accelerations(model, q, qd, params, limits, lane_tau, lane_work, rows, workspace, k1,
-                        singular[0])
-    if not rk4:
-        euler_state(as_lanes(q), as_lanes(qd), dt, as_lanes(k1), as_lanes(q_next),
-                    as_lanes(qd_next))
-    else:
-        h = 0.5 * dt
-        stage_state(as_lanes(q), as_lanes(qd), h, as_lanes(qd), as_lanes(k1), as_lanes(qs),
-                    as_lanes(qds))
+    qs[:], qds[:] = q, qd
+    h = 0.5 * dt
+    # the stages in a loop: one call of the group's ABA for LLVM to compile (four inlined
+    # copies of it took 40 s of CPU to compile)
+    for stage in range(4 if rk4 else 1):
         group_accelerations(model, qs, qds, params, limits, lane_tau, lane_work, rows, workspace,
-                            k2, singular[1])
-        velocity_stage(as_lanes(qd), h, as_lanes(k1), as_lanes(q_next))
-        stage_state(as_lanes(q), as_lanes(qd), h, as_lanes(q_next), as_lanes(k2), as_lanes(qs),
-                    as_lanes(qds))
-        group_accelerations(model, qs, qds, params, limits, lane_tau, lane_work, rows, workspace,
-                            k3, singular[2])
-        velocity_stage(as_lanes(qd), h, as_lanes(k2), as_lanes(qd_next))
-        stage_state(as_lanes(q), as_lanes(qd), dt, as_lanes(qd_next), as_lanes(k3),
-                    as_lanes(qs), as_lanes(qds))
-        group_accelerations(model, qs, qds, params, limits, lane_tau, lane_work, rows, workspace,
-                            k4, singular[3])
-        rk4_state(as_lanes(q), as_lanes(qd), dt, as_lanes(k1), as_lanes(k2), as_lanes(k3),
-                  as_lanes(k4), as_lanes(q_next), as_lanes(qd_next))
+                            lanes[L_K1 + stage], singular[stage])
+        if not rk4:
+            euler_state(as_lanes(q), as_lanes(qd), dt, as_lanes(k1), as_lanes(q_next),
+                        as_lanes(qd_next))
+        elif stage == 0:
+            stage_state(as_lanes(q), as_lanes(qd), h, as_lanes(qd), as_lanes(k1), as_lanes(qs),
+                        as_lanes(qds))
+        elif stage == 1:
+            velocity_stage(as_lanes(qd), h, as_lanes(k1), as_lanes(q_next))
+            stage_state(as_lanes(q), as_lanes(qd), h, as_lanes(q_next), as_lanes(k2),
+                        as_lanes(qs), as_lanes(qds))
+        elif stage == 2:
+            velocity_stage(as_lanes(qd), h, as_lanes(k2), as_lanes(qd_next))
+            stage_state(as_lanes(q), as_lanes(qd), dt, as_lanes(qd_next), as_lanes(k3),
+                        as_lanes(qs), as_lanes(qds))
+        else:
+            rk4_state(as_lanes(q), as_lanes(qd), dt, as_lanes(k1), as_lanes(k2), as_lanes(k3),
+                      as_lanes(k4), as_lanes(q_next), as_lanes(qd_next))
     for j in range(LANES):
         first = singular[0, j]
         later = max(singular[1, j], max(singular[2, j], singular[3, j])) if rk4 else -1

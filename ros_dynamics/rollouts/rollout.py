@@ -33,7 +33,7 @@ from ros_dynamics import integrators
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics._lanes import LANES
 from ros_dynamics.model import _run_batch, RobotModel
-from ros_dynamics.rollouts.kernels import rollout_batch
+from ros_dynamics.rollouts.kernels import rollout_batch, rollout_lanes_batch
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 
 _REFUSALS = {integrators.NON_FINITE: 'the state became non-finite',
@@ -148,9 +148,10 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
                 params[start:stop], limit, gains, part(q_ref), part(qd_ref), block,
                 q_out[start:stop], qd_out[start:stop], outcome[start:stop])
 
-    ensure_compiled(rollout_batch)
-    status = _run_batch(rollout_batch, batch, rows, threads, blocks_per_thread=10,
-                        multiple=LANES)
+    lanes = block[integrators.C_DENSE] == 0.0 and block[integrators.C_WRENCHES] == 0.0
+    kernel = rollout_lanes_batch if lanes else rollout_batch   # ABA: 4 rollouts at once
+    ensure_compiled(kernel)
+    status = _run_batch(kernel, batch, rows, threads, blocks_per_thread=10, multiple=LANES)
     if status and not allow_divergence:
         b = int(np.argmax(outcome < steps))
         k = int(outcome[b])
