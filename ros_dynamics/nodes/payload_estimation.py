@@ -42,6 +42,7 @@ One estimate runs at a time; a failure of any kind answers ``success:
 false`` and leaves the node's model as it was.
 """
 
+import atexit
 import math
 import threading
 import time
@@ -190,26 +191,58 @@ class PayloadEstimation:
         self._executor.add_node(self._server)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._spin, daemon=True, name='estimate_payload')
-        self._thread.start()
+        # the way out is known before the thread runs: a stop signal may end the owner's
+        # constructor anywhere after this, and the owner then never calls close()
         node.context.on_shutdown(self.close)
+        atexit.register(self._close_at_exit)
+        self._thread.start()
 
     def close(self) -> None:
         """
-        Stop the service thread and destroy its node (one left spinning aborts the exit).
+        Stop the service thread and destroy its node; closing twice does nothing.
 
-        The owning node calls this when it is destroyed, before the context
-        shuts down: called from the context's shutdown (which holds the
-        context's lock while the thread's executor waits for that lock in
-        ``context.ok()``) it would wait the whole join timeout, 5 s. Closing
-        twice does nothing.
+        Called by the owning node's ``destroy_node``, by the context's shutdown,
+        and at the interpreter's exit, whichever comes first. The executor is
+        shut down before the thread is woken, so the thread leaves its wait
+        without asking ``context.ok()``: called from the context's shutdown
+        (which holds the context's lock) the join would otherwise wait out its
+        timeout. A collection in progress is abandoned (the request answers
+        ``success: false``).
         """
         if self._stop.is_set():
             return
         self._stop.set()
-        self._executor.wake()
-        self._thread.join(timeout=5.0)
-        self._executor.shutdown(timeout_sec=1.0)
+        collection = self._collection
+        if collection is not None:
+            collection.done.set()
+        self._executor.shutdown(timeout_sec=0.0)   # marks it shut down and wakes its wait
+        self._join(timeout=5.0)
         self._server.destroy_node()
+        if not self._thread.is_alive():
+            atexit.unregister(self._close_at_exit)
+
+    def _close_at_exit(self) -> None:
+        """
+        Close, and wait for the thread's end before the interpreter finalises (atexit).
+
+        A daemon thread still inside rclpy's wait set when the interpreter
+        finalises is ended by CPython from within a C++ frame of rclpy, and
+        the process aborts ("terminate called without an active exception",
+        exit -6) instead of exiting 0. Once stopped, the thread ends within
+        one ``spin_once`` (0.1 s), or when the estimation's import (seconds)
+        is over.
+        """
+        self.close()
+        self._join(timeout=None)
+
+    def _join(self, timeout: Optional[float]) -> None:
+        thread = self._thread
+        if thread is threading.current_thread():
+            return
+        try:
+            thread.join(timeout)
+        except RuntimeError:   # never started: nothing to wait for
+            pass
 
     def _spin(self) -> None:
         """Import the estimation (scipy: seconds), then serve the requests until shutdown."""
@@ -217,11 +250,11 @@ class PayloadEstimation:
         from ros_dynamics.identification import payload
         self._library = payload
         context = self._server.context
-        while context.ok() and not self._stop.is_set():
+        while not self._stop.is_set() and context.ok():   # close() never waits on ok()'s lock
             try:
                 self._executor.spin_once(timeout_sec=0.1)
             except Exception:  # noqa: B902 - shutting down (or a failed callback: keep serving)
-                if not context.ok() or self._stop.is_set():
+                if self._stop.is_set() or not context.ok():
                     return
                 self._node.get_logger().error(f'estimate_payload: {traceback.format_exc()}',
                                               throttle_duration_sec=5.0)
@@ -367,6 +400,8 @@ class PayloadEstimation:
             finished = collection.done.wait(timeout)
         finally:
             self._collection = None
+        if self._stop.is_set():
+            raise RuntimeError('the node is shutting down')
         if not finished:
             raise ValueError(f'timeout: {timeout:g} s of wall clock passed before the '
                              f'{duration:g} s of joint states were collected '
