@@ -315,6 +315,28 @@ def warm_cache(last_first: bool = True) -> None:
     entries = entry_points()
     for dispatcher in reversed(entries) if last_first else entries:
         ensure_compiled(dispatcher)
+    _mark_complete()
+
+
+def _complete_marker() -> str:
+    """
+    Return the path of the file saying that the cache holds every entry point of this copy.
+
+    The cache directory is per source digest already; the name adds this copy
+    of the package, as numba's own subdirectories do (``_cached``).
+    """
+    copy = _CacheLocator.get_suitable_cache_subpath(__file__)
+    return os.path.join(CACHE_DIR, f'complete-{copy}')
+
+
+def _mark_complete() -> None:
+    """Leave the marker ``_start_warming`` reads (nothing if the cache cannot be written)."""
+    if CACHE_DIR is None:
+        return
+    try:
+        os.close(os.open(_complete_marker(), os.O_CREAT | os.O_WRONLY))
+    except OSError:
+        pass
 
 
 def _start_warming() -> None:
@@ -328,8 +350,14 @@ def _start_warming() -> None:
     if _warm_started or CACHE_DIR is None or os.environ.get('ROS_DYNAMICS_PRECOMPILE') == '0':
         return
     _warm_started = True
+    # the marker first: listing the entry points imports every module holding one (the
+    # identification's scipy.signal and scipy.stats, the simulator's scipy.spatial), which
+    # took 1.5 s of a warm process's first dynamics call, three times the kernels' loading
+    if os.path.exists(_complete_marker()):
+        return
     try:
         if all(_cached(d) for d in entry_points()):
+            _mark_complete()
             return
         lock = os.path.join(CACHE_DIR, 'warming.lock')
         try:

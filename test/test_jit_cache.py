@@ -23,6 +23,7 @@ import pytest
 from ros_dynamics import _jit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
 
 
 def test_warm_cache_fills_every_entry_point(tmp_path):
@@ -39,6 +40,24 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
     missing = subprocess.run([sys.executable, '-c', check], env=env, capture_output=True,
                              text=True, check=True).stdout.strip()
     assert missing == '0'
+    # a warm process's first call loads its kernels and imports nothing else: the marker
+    # tells _start_warming that the cache is complete without listing the entry points
+    # (which imports every module holding one: scipy.signal, scipy.stats; 1.5 s)
+    heavy = ('ros_dynamics.identification.identify', 'ros_dynamics.rollouts.rollout')
+    first_call = ('import sys, numpy as np\n'
+                  'from ros_dynamics import RobotModel\n'
+                  f'robot = RobotModel.from_urdf_file({PANDA!r})\n'
+                  'robot.inverse_dynamics(np.zeros(7), np.zeros(7), np.zeros(7))\n'
+                  f'print(sorted(m for m in sys.modules if m in {heavy!r}))\n')
+    env.pop('ROS_DYNAMICS_PRECOMPILE')
+    marker = next(tmp_path.glob('*/complete-ros_dynamics_*'))
+    for marked in (True, False):   # warm_cache() leaves it; without it, the first call does
+        if not marked:
+            marker.unlink()
+        imported = subprocess.run([sys.executable, '-c', first_call], env=env,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+        assert imported == ('[]' if marked else str(sorted(heavy)))
+        assert marker.exists()
 
 
 @pytest.fixture
