@@ -334,7 +334,7 @@ def _mark_complete() -> None:
     if CACHE_DIR is None:
         return
     try:
-        os.close(os.open(_complete_marker(), os.O_CREAT | os.O_WRONLY))
+        Path(_complete_marker()).touch()
     except OSError:
         pass
 
