@@ -203,10 +203,11 @@ class PayloadEstimation:
 
         Called by the owning node's ``destroy_node``, by the context's shutdown,
         and at the interpreter's exit, whichever comes first. The executor is
-        shut down before the thread is woken, so the thread leaves its wait
-        without asking ``context.ok()``: called from the context's shutdown
-        (which holds the context's lock) the join would otherwise wait out its
-        timeout. A collection in progress is abandoned (the request answers
+        shut down before the thread is woken, so the thread mostly leaves its
+        wait without asking ``context.ok()``; called from the context's
+        shutdown (which holds the context's lock) while the thread waits for
+        that lock, the join waits out its timeout and the atexit hook joins
+        the thread. A collection in progress is abandoned (the request answers
         ``success: false``).
         """
         if self._stop.is_set():
