@@ -64,6 +64,7 @@ class Controller:
     def __init__(self, client: RosClient, robot: RobotModel, poses: np.ndarray) -> None:
         self.robot, self.poses = robot, poses
         self.start = None          # sim time at which the schedule starts (None: hold poses[0])
+        self.freeze_at = np.inf    # sim time after which no state is answered (time stands still)
         self.answers = 0
         self.last_time = 0.0
         node = client.node
@@ -90,6 +91,8 @@ class Controller:
     def control(self, message: JointState) -> None:
         """Answer with the loaded arm's computed torque: it tracks the reference closely."""
         t = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
+        if t > self.freeze_at:
+            return   # lockstep: the simulator waits for this answer (and pauses after a while)
         q, qd = np.array(message.position), np.array(message.velocity)
         reference, velocity, acceleration = self.reference(t)
         effort = self.robot.inverse_dynamics(q, qd, acceleration + OMEGA ** 2 * (reference - q)
@@ -183,8 +186,12 @@ def test_collects_while_the_arm_moves_estimates_and_applies(ros):
     assert client.wait_for_service(timeout_sec=PATIENCE)
     future = client.call_async(EstimatePayload.Request(
         link=LINK, duration=collect, timeout=PATIENCE, apply=True))
-    # the call is in flight: start the poses 0.5 s of sim time from now
+    # the call is in flight: start the poses 0.5 s of sim time from now. Sim time stops 5 s
+    # after the collection should end: lockstep runs as fast as this controller answers (2x
+    # wall time on a loaded machine), and once it ran on until the pause below past the 30 s
+    # window the next test estimates from (that window then held the last pose only)
     controller.start = controller.last_time + 0.5
+    controller.freeze_at = controller.start + collect + 5.0
     before = len(ros.received)
     started = time.monotonic()
     wait_for(future.done, PATIENCE + 10.0, 'the estimate')
