@@ -79,9 +79,11 @@ ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'e
                  'integrators', 'identification.regressor', 'rollouts.kernels',
                  'actuators.friction', 'nodes.stream_kernel')
 _warm_started = False
-# CPU seconds to compile one entry point on a cold cache (every kernel: 27 s of CPU on a 2.1 GHz
-# Xeon; the README's start-up figures), for the one line announcing a compile
+# CPU seconds to compile one entry point on a cold cache, for the one line announcing a compile:
+# about 1.5 s each, but the rollouts' two take 40-60 s (2.1 GHz Xeon; every kernel 131 s of
+# CPU, 2026-11-26; the README's start-up figures)
 SECONDS_PER_ENTRY = 1.5
+SECONDS_PER_SLOW_ENTRY = {'rollout_batch': 40.0, 'rollout_lanes_batch': 60.0}
 _compile_announced = False
 logger = logging.getLogger(__name__)
 
@@ -271,12 +273,13 @@ def _announce_compile(dispatcher) -> None:
         return
     _compile_announced = True
     entries = entry_points()
-    missing = len(entries) if CACHE_DIR is None else sum(not _cached(d) for d in entries)
-    seconds = max(1, round(SECONDS_PER_ENTRY * missing))
+    missing = [d for d in entries if CACHE_DIR is None or not _cached(d)]
+    seconds = max(1, round(sum(SECONDS_PER_SLOW_ENTRY.get(d.__name__, SECONDS_PER_ENTRY)
+                               for d in missing)))
     where = (f'cached in {CACHE_DIR}' if CACHE_DIR is not None else
              'in memory only: no writable cache directory, set ROS_DYNAMICS_CACHE_DIR')
     logger.warning('compiling dynamics kernels for the first run, ~%d s (%d of %d kernels, %s)',
-                   seconds, missing, len(entries), where)
+                   seconds, len(missing), len(entries), where)
 
 
 def entry_points() -> list:
@@ -344,7 +347,9 @@ def _start_warming() -> None:
     Start ``warm_cache`` in a background interpreter once, if the cache misses kernels.
 
     A lock file in the cache directory keeps one warmer per cache (a stale one,
-    older than 10 minutes, is replaced). Errors only cost the parallelism.
+    older than 10 minutes, is replaced). Errors only cost the parallelism; the
+    warmer's output (its start, its end, any traceback) goes to ``warming.log``
+    in the cache directory.
     """
     global _warm_started
     if _warm_started or CACHE_DIR is None or os.environ.get('ROS_DYNAMICS_PRECOMPILE') == '0':
@@ -373,16 +378,19 @@ def _start_warming() -> None:
                ROS_DYNAMICS_PRECOMPILE='0',
                PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get('PYTHONPATH')]
                                                     if p]))
-    code = ('import os\n'
+    code = ('import os, time\n'
             'from ros_dynamics import _jit\n'
+            'print(time.ctime(), "warming", _jit.__file__, "pid", os.getpid(), flush=True)\n'
             'try:\n'
             '    _jit.warm_cache()\n'
             'finally:\n'
-            f'    os.unlink({lock!r})\n')
+            f'    os.unlink({lock!r})\n'
+            'print(time.ctime(), "warm", flush=True)\n')
     try:
-        subprocess.Popen([sys.executable, '-c', code], env=env, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
+        with open(os.path.join(CACHE_DIR, 'warming.log'), 'w') as log:
+            subprocess.Popen([sys.executable, '-c', code], env=env, stdin=subprocess.DEVNULL,
+                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                             close_fds=True)
     except OSError:
         try:
             os.unlink(lock)

@@ -24,6 +24,7 @@ from ros_dynamics import _jit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+ENERGY_ENTRY = 'kinetic_energy'   # an entry point the first call below does not use
 
 
 def test_warm_cache_fills_every_entry_point(tmp_path):
@@ -58,6 +59,20 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
                                   capture_output=True, text=True, check=True).stdout.strip()
         assert imported == ('[]' if marked else str(sorted(heavy)))
         assert marker.exists()
+    # a kernel missing: the first call starts a background warmer, which compiles it, marks
+    # the cache complete and says so in warming.log
+    (index,) = tmp_path.glob(f'*/ros_dynamics_*/energy.{ENERGY_ENTRY}-*.nbi')
+    index.unlink()
+    marker.unlink()
+    subprocess.run([sys.executable, '-c', first_call], env=env, check=True)
+    log = marker.parent / 'warming.log'
+    wait_until = time.monotonic() + 300.0
+    while not (log.exists() and log.read_text().endswith('warm\n')):
+        assert time.monotonic() < wait_until, log.read_text() if log.exists() else 'no log'
+        time.sleep(0.1)
+    text = log.read_text()
+    assert 'warming' in text and 'compiling dynamics kernels' in text and 'Traceback' not in text
+    assert index.exists() and marker.exists() and not (marker.parent / 'warming.lock').exists()
 
 
 @pytest.fixture
