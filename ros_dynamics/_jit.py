@@ -387,10 +387,12 @@ def _start_warming() -> None:
             f'    os.unlink({lock!r})\n'
             'print(time.ctime(), "warm", flush=True)\n')
     try:
+        # cwd=root: ``python -c`` imports from its working directory first, and a node
+        # started from a source checkout's root warmed that copy, never the installed one
         with open(os.path.join(CACHE_DIR, 'warming.log'), 'w') as log:
-            subprocess.Popen([sys.executable, '-c', code], env=env, stdin=subprocess.DEVNULL,
-                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                             close_fds=True)
+            subprocess.Popen([sys.executable, '-c', code], env=env, cwd=root,
+                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True, close_fds=True)
     except OSError:
         try:
             os.unlink(lock)

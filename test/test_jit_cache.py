@@ -60,14 +60,22 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
         assert imported == ('[]' if marked else str(sorted(heavy)))
         assert marker.exists()
     # a kernel missing: the first call starts a background warmer, which compiles it, marks
-    # the cache complete and says so in warming.log
+    # the cache complete and says so in warming.log. The process runs in a directory holding
+    # another package named ros_dynamics (a source checkout's root, say): the warmer must
+    # warm the copy its process runs, not that one (it did, python -c importing from its cwd)
     (index,) = tmp_path.glob(f'*/ros_dynamics_*/energy.{ENERGY_ENTRY}-*.nbi')
     index.unlink()
     marker.unlink()
-    subprocess.run([sys.executable, '-c', first_call], env=env, check=True)
+    decoy = tmp_path / 'checkout'
+    (decoy / 'ros_dynamics').mkdir(parents=True)
+    (decoy / 'ros_dynamics' / '__init__.py').write_text('raise ImportError("the decoy copy")\n')
+    script = tmp_path / 'first_call.py'   # a script: its own directory, not cwd, on sys.path
+    script.write_text(first_call)
+    subprocess.run([sys.executable, str(script)], env=env, cwd=decoy, check=True)
     log = marker.parent / 'warming.log'
     wait_until = time.monotonic() + 300.0
-    while not (log.exists() and log.read_text().endswith('warm\n')):
+    while not (log.exists() and (log.read_text().endswith('warm\n')
+                                 or 'Traceback' in log.read_text())):
         assert time.monotonic() < wait_until, log.read_text() if log.exists() else 'no log'
         time.sleep(0.1)
     text = log.read_text()
