@@ -256,7 +256,10 @@ def test_full_speed_clock_and_states_per_wall_time(sims):
     time.sleep(2.0)
     wall = time.monotonic() - start
     clock = [tick.clock.sec + tick.clock.nanosec * 1e-9 for tick in list(ticks)]
-    assert len(clock) <= wall / 0.01 + 2 and len(sim.states) <= wall * 50.0 + 2
+    # what was published before the window but delivered in it counts: a loaded machine
+    # delivers in bursts (205 ticks for 2.0 s once, beside a busy loop and a compile), hence
+    # 10 % and 5 messages of slack; without the limits there would be thousands
+    assert len(clock) <= 1.1 * wall / 0.01 + 5 and len(sim.states) <= 1.1 * wall * 50.0 + 5
     assert np.all(np.diff(clock) > 0)
     assert clock[-1] - clock[0] > 2.0 * wall     # faster than real time, even on a busy machine
 
