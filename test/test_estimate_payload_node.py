@@ -206,9 +206,10 @@ def test_collects_while_the_arm_moves_estimates_and_applies(ros):
     assert response.applied and 'applied' in response.message
     # the stream went on while the service collected and fitted: a callback blocking the
     # node's executor would let through no command until it returned. Measured at load 7 on
-    # 2 cores, the simulator then at full speed: 1473-1556 of the 1500 states of the collection answered with the default
-    # executor, 606-1314 with ROS_DYNAMICS_EXECUTOR=single (slower per message: the node then
-    # drops states from its depth-10 queue, the lockstep pace being this test's)
+    # 2 cores, the simulator then at full speed: 1473-1556 of the 1500 states of the
+    # collection answered with the default executor, 606-1314 with
+    # ROS_DYNAMICS_EXECUTOR=single (slower per message: the node then drops states from its
+    # depth-10 queue, the lockstep pace being this test's)
     assert during >= 0.2 * collect / PERIOD, during
     assert controller.last_time >= controller.schedule_end()
 
