@@ -30,7 +30,8 @@ build: setup
 	@.venv/bin/python -S scripts/venv_pth.py   # .venv/bin/python imports install/ too, ros-dynamics
 	@$(WITH_ROS) python -P -c 'import logging; \
 	  logging.basicConfig(level=logging.INFO, format="build: %(message)s"); \
-	  from ros_dynamics import _jit; _jit.warm_cache(last_first=False)'
+	  from ros_dynamics import _jit; _jit.warm_cache(last_first=False)' \
+	  || echo "build: WARNING: the kernels were not compiled now (above), the first run compiles them"
 
 test: setup-test build
 	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra --durations=25 $(PYTEST_ARGS)
