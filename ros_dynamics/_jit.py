@@ -31,13 +31,15 @@ else the first writable of ``$XDG_CACHE_HOME/ros_dynamics`` (or
 writable the kernels compile in memory (slower start-up, same results).
 
 Each copy of the package that uses a digest's directory records itself there
-(``copies/``: its path and the hashes of its kernel sources). When a process
-creates a new digest's directory (the sources or the toolchain changed),
-``prune_caches`` removes the directories no copy uses any more: the current
-one is always kept, and so is one that a warmer is filling, one that any
-recorded copy still holds the sources of, and one without records (written
-by an older version of this module) until it has been left unwritten for
-``KEEP_UNRECORDED_DAYS``.
+(``copies/``: its path and the hashes of its kernel sources) and touches
+its ``last-used`` file. When a process creates a new digest's directory (the
+sources or the toolchain changed), ``prune_caches`` removes the directories
+no copy uses any more: the current one is always kept, and so is one that a
+warmer is filling, one that any recorded copy still holds the sources of,
+one without records (written by an older version of this module) until it
+has been left unwritten for ``KEEP_UNRECORDED_DAYS``, and the
+``KEEP_RECENT`` most recently used of the others (switching a checkout
+between two branches and back finds its kernels still there).
 
 Single-state entry points (``state_entry``) are compiled as C callbacks
 (numba ``cfunc``) taking raw pointers, and Python calls them through
@@ -110,6 +112,7 @@ logger = logging.getLogger(__name__)
 PACKAGE_ROOT = Path(__file__).parent
 # a digest's directory without copy records (an older layout) is kept while written this recently
 KEEP_UNRECORDED_DAYS = 2.0
+KEEP_RECENT = 2   # unused digests' directories kept besides the current one, newest use first
 _WARMING_LOCK_SECONDS = 600.0   # a warmer's lock older than this is stale (_start_warming)
 
 
@@ -191,26 +194,38 @@ def _in_use(path: Path) -> bool:
     return now - newest < KEEP_UNRECORDED_DAYS * 86400.0
 
 
-def prune_caches(base: str, current: str) -> List[str]:
+def _last_used(path: Path) -> float:
+    """Return when a process last used the digest's directory ``path`` (its last-used file)."""
+    for candidate in (path / 'last-used', path):
+        try:
+            return candidate.stat().st_mtime
+        except OSError:
+            continue
+    return 0.0
+
+
+def prune_caches(base: str, current: str, keep_recent: int = KEEP_RECENT) -> List[str]:
     """
     Remove the digests' directories under ``base`` that no copy of the package uses.
 
     ``current`` (a digest) is always kept; so is a directory a warmer is
     filling (a lock younger than 10 minutes), one whose recorded copies
     (``copies/*.json``) include one that still holds exactly the recorded
-    sources, and one without records that was written in the last
-    ``KEEP_UNRECORDED_DAYS``. Returns the paths removed. Called when a process
-    creates a new digest's directory, i.e. when sources or toolchain changed.
+    sources, one without records that was written in the last
+    ``KEEP_UNRECORDED_DAYS``, and the ``keep_recent`` most recently used of
+    the rest. Returns the paths removed. Called when a process creates a new
+    digest's directory, i.e. when sources or toolchain changed.
     """
     removed = []
     try:
         entries = [e for e in Path(base).iterdir() if e.is_dir() and _is_digest(e.name)]
     except OSError:
         return removed
-    for entry in entries:
-        if entry.name != current and not _in_use(entry):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(str(entry))
+    unused = sorted((e for e in entries if e.name != current and not _in_use(e)),
+                    key=_last_used, reverse=True)
+    for entry in unused[max(0, keep_recent):]:
+        shutil.rmtree(entry, ignore_errors=True)
+        removed.append(str(entry))
     if removed:
         logger.info('kernel cache: removed %d directories no copy uses: %s', len(removed),
                     ', '.join(removed))
@@ -233,6 +248,7 @@ def _cache_dir() -> Optional[str]:
             probe = tempfile.NamedTemporaryFile(dir=path)
             probe.close()
             _register_copy(path, sources)
+            Path(path, 'last-used').touch()
         except OSError:
             continue
         if new:

@@ -151,7 +151,9 @@ def test_every_copy_of_the_same_sources_shares_one_cache(tmp_path):
     shutil.rmtree(tmp_path / 'one')
     third = _first_calls(tmp_path / 'two', cache)
     assert third['cache'] != first['cache'] and third['compiled'] > 0     # cold again
-    assert not os.path.exists(first['cache']) and os.path.isdir(third['cache'])
+    assert os.path.isdir(first['cache'])   # unused now, but one of the KEEP_RECENT newest
+    current = os.path.basename(third['cache'])
+    assert _jit.prune_caches(str(cache), current, keep_recent=0) == [first['cache']]
 
 
 def _digest_dir(base, name, package=None, sources=None, age_days=0.0):
@@ -187,15 +189,24 @@ def test_pruning_keeps_what_a_copy_uses_and_removes_the_rest(tmp_path):
     (warming / 'warming.lock').touch()                                 # a warmer is filling it
     not_a_digest = base / 'notes'
     not_a_digest.mkdir()
-    removed = _jit.prune_caches(str(base), current.name)
-    assert sorted(removed) == sorted(str(p) for p in (stale, gone, old_layout))
+    # the most recently used unused one is kept when the rule keeps one
+    for number, path in enumerate((old_layout, gone, stale)):   # stale: the newest use
+        then = time.time() - 10.0 * 86400.0 + number
+        (path / 'last-used').touch()
+        for entry in (path / 'last-used', path):
+            os.utime(entry, (then, then))
+    removed = _jit.prune_caches(str(base), current.name, keep_recent=1)
+    assert sorted(removed) == sorted([str(old_layout), str(gone)])
+    assert stale.is_dir() and not gone.exists() and not old_layout.exists()
+    removed = _jit.prune_caches(str(base), current.name, keep_recent=0)
+    assert removed == [str(stale)]
     for kept in (current, live, recent_old_layout, warming, not_a_digest):
         assert kept.is_dir()
     for pruned in (stale, gone, old_layout):
         assert not pruned.exists()
     # the live copy edits its kernels: its old directory goes at the next pruning
     (package / 'rnea.py').write_text('import x\n@kernel\ndef f():\n    return 1\n')
-    assert _jit.prune_caches(str(base), current.name) == [str(live)]
+    assert _jit.prune_caches(str(base), current.name, keep_recent=0) == [str(live)]
 
 
 @pytest.fixture
