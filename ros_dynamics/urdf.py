@@ -226,7 +226,7 @@ def _parse_limits(joint: ElementTree.Element, jtype: str, what: str) -> tuple:
     upper = _number(limit, 'upper', f'{what}: limit', 0.0, math.inf)
     if lower > upper:   # PyBullet's way of saying "no limit"; urdfdom loads it as given
         warnings.warn(f'{what}: lower limit {lower:g} is above upper limit {upper:g}; read as '
-                      'no position limit (PyBullet\'s convention)', URDFWarning, stacklevel=2)
+                      "no position limit (PyBullet's convention)", URDFWarning, stacklevel=2)
         return -math.inf, math.inf, effort, velocity
     return lower, upper, effort, velocity
 

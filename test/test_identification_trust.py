@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Identification stands behind what it returns and writes (issue 33).
+Identification stands behind what it returns and writes.
 
 A recording without the information to identify (every effort zero, no
 joint moving) is refused with its cause; an unconstrained fit that comes out

@@ -15,7 +15,7 @@
 """
 URDFs that urdfdom, Pinocchio and PyBullet load, loaded here too, each with a URDFWarning.
 
-Issue 33's three cases, as small URDFs written here: a transmission that
+Three cases from robot files found in the wild, as small URDFs written here: a transmission that
 cannot be read (PyBullet's xArm 6 carries the xacro leftover
 ``<mechanicalReduction>reduction</mechanicalReduction>``), a lower limit
 above the upper one (Bullet's "no limit"), blank lines before the XML

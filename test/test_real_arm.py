@@ -471,7 +471,7 @@ def test_transmissions_and_dynamics_of_the_urdf():
      'gear ratios 3.0 .* and 4.0 .* differ'),
 ])
 def test_unreadable_transmissions_are_ignored_with_a_warning(extra, message):
-    """As urdfdom does (issue 33; test_lenient_urdf.py has the xArm's case)."""
+    """As urdfdom does (test_lenient_urdf.py has the case of PyBullet's xArm 6)."""
     with pytest.warns(URDFWarning, match=message + '.*the transmission is ignored'):
         robot = arm(extra)
     assert robot.actuators.gear_ratio.tolist() == [-50.0, 100.0]   # t1 and t2 still read

@@ -130,8 +130,8 @@ def actuators_yaml(joint_names: tuple, friction: Optional[np.ndarray],
     armature = np.zeros(dof) if armature is None else np.asarray(armature, dtype=float)
     joints = {}
     for k, name in enumerate(joint_names):
-        entry = dict(viscous=float(friction[k, 0]), coulomb=float(friction[k, 1]),
-                     offset=float(friction[k, 2]), armature=float(armature[k]))
+        entry = {'viscous': float(friction[k, 0]), 'coulomb': float(friction[k, 1]),
+                 'offset': float(friction[k, 2]), 'armature': float(armature[k])}
         negative = [key for key in ('viscous', 'coulomb', 'armature') if entry[key] < 0.0]
         if negative:
             raise ValueError(f'joint {name!r}: {negative[0]} {entry[negative[0]]!r} is negative '

@@ -82,22 +82,22 @@ class IdentificationResult:
     where not identified, so that ``robot.inverse_dynamics(q, qd, qdd,
     friction=True)`` equals ``predict(q, qd, qdd)``; None when the estimate is
     not physical (``non_physical``). nominal: the RobotModel the
-    identification started from. parameters: (nb, 10) inertial parameters (``RobotModel.inertial_parameters``
-    order). friction: (dof, 3) [viscous (N m s/rad), Coulomb (N m), offset
-    (N m)] per joint, or None; armature: (dof,) (kg m^2), or None;
-    friction_velocity: the Coulomb smooth-sign scale (rad/s). theta: every
-    estimated value in regressor column order. base, base_values, base_std:
+    identification started from. parameters: (nb, 10) inertial parameters
+    (``RobotModel.inertial_parameters`` order). friction: (dof, 3) [viscous (N m
+    s/rad), Coulomb (N m), offset (N m)] per joint, or None; armature: (dof,) (kg
+    m^2), or None; friction_velocity: the Coulomb smooth-sign scale (rad/s). theta:
+    every estimated value in regressor column order. base, base_values, base_std:
     the base parameters, their weighted least-squares estimates and standard
-    deviations (with filtering, scaled by sqrt(f_s / (2 f_c)) for the
-    correlation of filtered noise: an approximation). noise_std: (dof,) the
-    residual sigma_j per joint after the ordinary fit (N m; of the filtered
-    torques when filtered); residual_rms: (dof,) RMS of measured minus predicted torque
-    on the data used (after filtering), N m. condition_number: of the
-    weighted base regressor with columns scaled to unit norm. samples: rows
-    used per joint; dropped_samples: rows dropped (NaN, repeated times);
-    cutoff: the low-pass cut-off in Hz (None if nothing was filtered).
-    non_physical: what makes the estimate physically impossible, one text per
-    body or coefficient (only ever non-empty with ``consistent=False``).
+    deviations (with filtering, scaled by sqrt(f_s / (2 f_c)) for the correlation of
+    filtered noise: an approximation). noise_std: (dof,) the residual sigma_j per
+    joint after the ordinary fit (N m; of the filtered torques when filtered);
+    residual_rms: (dof,) RMS of measured minus predicted torque on the data used
+    (after filtering), N m. condition_number: of the weighted base regressor with
+    columns scaled to unit norm. samples: rows used per joint; dropped_samples: rows
+    dropped (NaN, repeated times); cutoff: the low-pass cut-off in Hz (None if
+    nothing was filtered). non_physical: what makes the estimate physically
+    impossible, one text per body or coefficient (only ever non-empty with
+    ``consistent=False``).
     """
 
     robot: object
@@ -374,7 +374,7 @@ def _check_information(robot, q: np.ndarray, tau: np.ndarray) -> None:
 def _physical_check(robot, theta: np.ndarray, friction: bool, armature: bool,
                     consistent: bool) -> tuple:
     """
-    Return (theta, non_physical): rounding-level negative coefficients zeroed, what is not physical.
+    Return (theta, non_physical): rounding-level negatives zeroed, what is not physical.
 
     A body is not physical when its pseudo-inertia has a negative eigenvalue
     beyond 1e-9 of its largest (``is_physically_consistent``; 1e-6, the
