@@ -21,8 +21,9 @@ is the subcommand's ``--help`` description). Adding a subcommand is adding a
 module and its name here.
 
 Warnings (the core's included) print as one line ``ros-dynamics: warning:
-...`` on stderr. Exit status: 0 success; 1 an input file or the environment is wrong (one line
-``ros-dynamics: error: ...`` on stderr, no traceback); 2 a usage error
+...`` on stderr. Exit status: 0 success; 1 an input file or the environment
+is wrong (one line ``ros-dynamics: error: ...`` on stderr, no traceback), or
+``identify --no-consistent`` found no physical estimate; 2 a usage error
 (argparse); 3 ``torques --strict`` found a limit exceeded; 130 interrupted.
 """
 

@@ -271,6 +271,8 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(error.command_line) from None
     except ImportError as error:
         raise CLIError(getattr(error, 'command_line', str(error))) from None
+    except RuntimeError as error:   # any other failure of the solver
+        raise CLIError(f'{error}') from None
     held = None
     if train < rows:
         rest = slice(train, rows)
