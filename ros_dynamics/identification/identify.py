@@ -66,8 +66,8 @@ SIGMA_FLOOR = 1e-4   # noise below this fraction of a joint's RMS torque counts 
 # a joint whose position spans less than this (rad, or m for prismatic joints) is not excited:
 # its velocity and acceleration stay at the level of encoder noise
 STILL_SPAN = 1e-3
-# friction and armature coefficients above -COEFFICIENT_TOLERANCE x their typical scale
-# (prior_of: 1 N m (s/rad), 0.01 kg m^2) count as solver rounding and are set to 0
+# friction and armature coefficients of an unconstrained fit above -COEFFICIENT_TOLERANCE x
+# their typical scale (prior_of: 1 N m (s/rad), 0.01 kg m^2) count as rounding, set to 0
 COEFFICIENT_TOLERANCE = 1e-6
 
 
@@ -376,22 +376,25 @@ def _physical_check(robot, theta: np.ndarray, friction: bool, armature: bool,
     """
     Return (theta, non_physical): rounding-level negatives zeroed, what is not physical.
 
-    A body is not physical when its pseudo-inertia has a negative eigenvalue
-    beyond 1e-9 of its largest (``is_physically_consistent``; 1e-6, the
-    solver's accuracy, with ``consistent``); a viscous,
-    Coulomb or armature coefficient when below -COEFFICIENT_TOLERANCE x its
-    scale (above that it is set to 0: solver rounding, which ActuatorParameters
-    would refuse). With ``consistent`` the constraints exclude both, so a
-    violation there is a failed solve (IdentificationError).
+    With ``consistent`` the constraints keep the viscous, Coulomb and armature
+    coefficients >= 0 and the bodies consistent (checked to the solver's
+    accuracy in ``_full_parameters``): a negative coefficient is the solver's
+    rounding and is set to 0 (ActuatorParameters refuses negatives), and
+    nothing is reported. Without, a body is not physical when its
+    pseudo-inertia has a negative eigenvalue beyond 1e-9 of its largest
+    (``is_physically_consistent``), a coefficient when below
+    -COEFFICIENT_TOLERANCE x its scale (above that it is set to 0).
     """
     theta = np.array(theta, dtype=float)
     nb, dof = len(robot.body_names), robot.dof
     found = []
-    margins = consistency_margin(theta[:10 * nb])
-    for name, phi, margin in zip(robot.body_names, theta[:10 * nb].reshape(nb, 10), margins):
-        if not is_physically_consistent(phi, 1e-6 if consistent else 1e-9):
-            found.append(f'body {name!r}: mass {phi[0]:.4g} kg, smallest pseudo-inertia '
-                         f'eigenvalue {margin:.3g} kg m^2')
+    if not consistent:
+        margins = consistency_margin(theta[:10 * nb])
+        for name, phi, margin in zip(robot.body_names, theta[:10 * nb].reshape(nb, 10),
+                                     margins):
+            if not is_physically_consistent(phi):
+                found.append(f'body {name!r}: mass {phi[0]:.4g} kg, smallest pseudo-inertia '
+                             f'eigenvalue {margin:.3g} kg m^2')
     coefficients = []
     if friction:
         start = 10 * nb
@@ -403,16 +406,10 @@ def _physical_check(robot, theta: np.ndarray, friction: bool, armature: bool,
         coefficients += [(start + k, f'joint {joint!r}: armature', 0.01)
                          for k, joint in enumerate(robot.joint_names)]
     for index, label, scale in coefficients:
-        if theta[index] < -COEFFICIENT_TOLERANCE * scale:
+        if theta[index] < -COEFFICIENT_TOLERANCE * scale and not consistent:
             found.append(f'{label} {theta[index]:.4g}')
         elif theta[index] < 0.0:
             theta[index] = 0.0
-    if found and consistent:
-        raise IdentificationError(
-            f'the consistent identification ended with non-physical values '
-            f'({"; ".join(found)}); try consistent=False to see the unconstrained estimate',
-            f'the consistent identification ended with non-physical values '
-            f'({"; ".join(found)}); try --no-consistent to see the unconstrained estimate')
     return theta, tuple(found)
 
 
