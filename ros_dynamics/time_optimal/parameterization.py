@@ -1,0 +1,575 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Time-optimal path parameterization under velocity, acceleration and effort limits.
+
+TOPP-RA (Pham and Pham, "A New Approach to Time-Optimal Path Parameterization
+Based on Reachability Analysis", IEEE T-RO 34(3), 2018). Along a path q(s),
+with x = sdot^2 and u = sddot, joint velocity, acceleration and effort are
+qd = q' sqrt(x), qdd = q' u + q'' x and (the second-order form,
+Pham and Pham eq. 3; Bobrow, Dubowsky and Gibson 1985)
+
+    tau = a(s) u + b(s) x + c(s) (+ friction(q' sqrt(x))),
+
+with a = M q', b = M q'' + C(q, q') q', c = g, taken from the model's batched
+inverse dynamics: c = ID(q, 0, 0), a = ID(q, 0, q') - c,
+b = ID(q, q', q'') - c (armature and payloads come with the model).
+
+Discretization. A grid s_0 < ... < s_K; on interval i, u_i is constant and
+x(s) = x_i + 2 u_i (s - s_i). Every limit is imposed on (u_i, x(s)) at three
+points of each interval: s_i, the midpoint and s_{i+1} (toppra's
+"interpolation" scheme, Pham and Pham section VI-A, plus the midpoint), so
+each interval is a set of linear inequalities alpha u_i + beta x_i <= gamma.
+Backward pass: the controllable sets K_i = {x_i : some u_i satisfies stage
+i's rows and x_i + 2 h_i u_i in K_{i+1}} (Pham and Pham, alg. 1), computed
+exactly by eliminating u_i (Fourier-Motzkin: every pair of an upper and a lower
+bound on u_i gives a bound on x_i), not by an LP solver. Forward pass: the
+greedy u_i = the largest admissible (alg. 1, step 2). Compiled with numba.
+
+Friction (``friction=True``): the actuators' friction torque f(qd) with
+qd = q' sqrt(x) is not linear in x (viscous b q' sqrt(x), Coulomb
+f_c tanh(q' sqrt(x) / v_s); why toppra cannot take it, toppra issue 92).
+It is handled by a fixed-point iteration: the rows use the friction of the
+previous solution's speed at each point (first: at rest), the problem is
+re-solved until the friction changes by less than 1e-9 of the effort
+limits (at most 30 rounds), so that at the end the rows hold the exact
+friction of the returned speed profile at every constraint point. The dense
+certification below then uses the exact friction at every sample.
+
+Certification. Before returning, the motion is evaluated at >= 1 kHz and
+>= 10 samples per grid interval with the same inverse dynamics (and
+friction); every velocity, acceleration and effort must be within its limit
+(no tolerance). Where a sample exceeds one, that limit is lowered at that
+interval's three points by twice the excess and the problem re-solved (at
+most 8 rounds); a motion that still violates a limit raises RuntimeError.
+The solver itself keeps a relative margin of 1e-6 below every limit so that
+floating-point rounding never produces a violation at a grid point.
+"""
+
+from typing import Optional
+
+import numba
+import numpy as np
+from ros_dynamics.exceptions import InfeasiblePathError
+from ros_dynamics.time_optimal.path import SplinePath
+from ros_dynamics.time_optimal.trajectory import BindingSegment, TimeOptimalTrajectory
+
+MARGIN = 1e-6            # relative margin kept below every limit by the solver
+_FRICTION_TOLERANCE = 1e-9
+_FRICTION_ROUNDS = 30
+_CERTIFY_ROUNDS = 8
+_BINDING_RATIO = 1.0 - 1e-3
+
+
+@numba.njit(cache=True)
+def _stage_rows(i, s, a_rows, b_rows, c_rows, lo_rows, hi_rows, k_lo, k_hi, alpha, beta, gamma):
+    """Fill stage i's inequalities alpha u + beta x_i <= gamma; return their count."""
+    h = s[i + 1] - s[i]
+    n = 0
+    for k in range(3):
+        p = 2 * i + k
+        for r in range(a_rows.shape[1]):
+            a = a_rows[p, r] + k * h * b_rows[p, r]
+            b = b_rows[p, r]
+            c = c_rows[p, r]
+            if hi_rows[p, r] < np.inf:
+                alpha[n] = a
+                beta[n] = b
+                gamma[n] = hi_rows[p, r] - c
+                n += 1
+            if lo_rows[p, r] > -np.inf:
+                alpha[n] = -a
+                beta[n] = -b
+                gamma[n] = c - lo_rows[p, r]
+                n += 1
+    if k_hi < np.inf:
+        alpha[n] = 2.0 * h
+        beta[n] = 1.0
+        gamma[n] = k_hi
+        n += 1
+    alpha[n] = -2.0 * h
+    beta[n] = -1.0
+    gamma[n] = -k_lo
+    n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _x_range(n, alpha, beta, gamma):
+    """Return the x >= 0 for which some u meets all n rows, as (lo, hi) (lo > hi: none)."""
+    lo = 0.0
+    hi = np.inf
+    for r in range(n):
+        if alpha[r] == 0.0:
+            if beta[r] > 0.0:
+                hi = min(hi, gamma[r] / beta[r])
+            elif beta[r] < 0.0:
+                lo = max(lo, gamma[r] / beta[r])
+            elif gamma[r] < 0.0:
+                return 1.0, 0.0
+    for r1 in range(n):
+        a1 = alpha[r1]
+        if a1 <= 0.0:
+            continue
+        for r2 in range(n):
+            a2 = alpha[r2]
+            if a2 >= 0.0:
+                continue
+            coefficient = a1 * beta[r2] - a2 * beta[r1]
+            rhs = a1 * gamma[r2] - a2 * gamma[r1]
+            if coefficient > 0.0:
+                hi = min(hi, rhs / coefficient)
+            elif coefficient < 0.0:
+                lo = max(lo, rhs / coefficient)
+            elif rhs < 0.0:
+                return 1.0, 0.0
+    return lo, hi
+
+
+@numba.njit(cache=True)
+def _u_range(n, alpha, beta, gamma, x):
+    """Return the interval (lo, hi) of u that meets all n rows at x."""
+    lo = -np.inf
+    hi = np.inf
+    for r in range(n):
+        value = gamma[r] - beta[r] * x
+        if alpha[r] > 0.0:
+            hi = min(hi, value / alpha[r])
+        elif alpha[r] < 0.0:
+            lo = max(lo, value / alpha[r])
+    return lo, hi
+
+
+@numba.njit(cache=True)
+def _solve(s, a_rows, b_rows, c_rows, lo_rows, hi_rows, x_start, x_end):
+    """
+    Backward (controllable sets) and forward (greedy) passes of TOPP-RA.
+
+    Returns (k_lo, k_hi, x, u, status, stage): status 0 solved; 1 the
+    controllable set of ``stage`` is empty; 2 x_start is outside K_0.
+    """
+    count = s.size - 1
+    m = 6 * a_rows.shape[1] + 2
+    alpha = np.empty(m)
+    beta = np.empty(m)
+    gamma = np.empty(m)
+    k_lo = np.empty(count + 1)
+    k_hi = np.empty(count + 1)
+    x = np.zeros(count + 1)
+    u = np.zeros(count)
+    k_lo[count] = x_end
+    k_hi[count] = x_end
+    for i in range(count - 1, -1, -1):
+        n = _stage_rows(i, s, a_rows, b_rows, c_rows, lo_rows, hi_rows, k_lo[i + 1],
+                        k_hi[i + 1], alpha, beta, gamma)
+        lo, hi = _x_range(n, alpha, beta, gamma)
+        if lo > hi:
+            if lo - hi <= 1e-12 * max(1.0, abs(lo)):
+                lo = hi
+            else:
+                return k_lo, k_hi, x, u, 1, i
+        k_lo[i] = lo
+        k_hi[i] = hi
+    if x_start > k_hi[0] * (1.0 + 1e-12) or x_start < k_lo[0] * (1.0 - 1e-12) - 1e-300:
+        return k_lo, k_hi, x, u, 2, 0
+    x[0] = x_start
+    for i in range(count):
+        h = s[i + 1] - s[i]
+        n = _stage_rows(i, s, a_rows, b_rows, c_rows, lo_rows, hi_rows, k_lo[i + 1],
+                        k_hi[i + 1], alpha, beta, gamma)
+        lo, hi = _u_range(n, alpha, beta, gamma, x[i])
+        following = x[i] + 2.0 * h * hi
+        following = min(max(following, k_lo[i + 1], 0.0), k_hi[i + 1])
+        x[i + 1] = following
+        u[i] = (following - x[i]) / (2.0 * h)
+    return k_lo, k_hi, x, u, 0, -1
+
+
+def _limit_vector(value, default: np.ndarray, name: str, names: tuple,
+                  allow_none_default: bool = True) -> np.ndarray:
+    """Return a (dof,) limit array from None (default), a scalar or (dof,); must be > 0."""
+    dof = len(names)
+    if value is None:
+        limit = np.array(default, dtype=float)
+        source = 'the model'
+    else:
+        try:
+            limit = np.array(value, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f'{name}: expected a number or ({dof},) numbers, got {value!r}')
+        source = name
+        if limit.ndim == 0:
+            limit = np.full(dof, float(limit))
+    if limit.shape != (dof,):
+        raise ValueError(f'{name}: expected a number or shape ({dof},) for joints '
+                         f'{list(names)}, got shape {limit.shape}')
+    for j in range(dof):
+        if np.isnan(limit[j]) or limit[j] <= 0.0:
+            where = ('the URDF/actuators give' if source == 'the model' else f'{name} gives')
+            raise ValueError(f'{name}: {where} joint {names[j]} the limit {limit[j]!r}; limits '
+                             f'must be > 0 (inf for none): pass {name}=...')
+    return limit
+
+
+def _nonnegative(value, name: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f'{name}: expected a number >= 0, got {value!r}')
+    if not (np.isfinite(number) and number >= 0.0):
+        raise ValueError(f'{name}: expected a finite number >= 0, got {value!r}')
+    return number
+
+
+class _Problem:
+    """The constraint rows at the 2K+1 points (grid points and midpoints) of one path."""
+
+    def __init__(self, robot, path, grid: np.ndarray, velocity: np.ndarray,
+                 acceleration: np.ndarray, effort: np.ndarray, friction: bool) -> None:
+        self.robot = robot
+        self.path = path
+        self.grid = grid
+        self.friction = friction
+        self.names = tuple(robot.joint_names)
+        dof = robot.dof
+        points = np.empty(2 * grid.size - 1)
+        points[0::2] = grid
+        points[1::2] = 0.5 * (grid[:-1] + grid[1:])
+        self.points = points
+        q, dq, ddq = path.evaluate(points)
+        q, dq, ddq = (np.ascontiguousarray(v, dtype=float) for v in (q, dq, ddq))
+        if q.shape != (points.size, dof):
+            raise ValueError(f'waypoints: the path gives positions of shape {q.shape[1:]}, the '
+                             f'robot has {dof} joints {list(self.names)}')
+        self.q, self.dq, self.ddq = q, dq, ddq
+        zero = np.zeros_like(q)
+        self.c = robot.inverse_dynamics(q, zero, zero)
+        self.a = robot.inverse_dynamics(q, zero, dq) - self.c
+        self.b = robot.inverse_dynamics(q, dq, ddq) - self.c
+        self.velocity, self.acceleration, self.effort = velocity, acceleration, effort
+        with np.errstate(divide='ignore'):
+            ratio = np.where(np.abs(dq) > 0.0, velocity / np.abs(dq), np.inf)
+        self.x_velocity = np.min(ratio, axis=1) ** 2          # x <= this at each point
+        self.velocity_joint = np.argmin(ratio, axis=1)
+        self.effort_cut = np.zeros((points.size, dof))
+        self.acceleration_cut = np.zeros((points.size, dof))
+        self.velocity_factor = np.ones(points.size)
+        self.friction_torque = (robot.friction_torques(zero) if friction
+                                else np.zeros_like(q))
+        rows = 2 * dof + 1
+        self.a_rows = np.zeros((points.size, rows))
+        self.b_rows = np.zeros((points.size, rows))
+        self.a_rows[:, :dof] = self.a
+        self.b_rows[:, :dof] = self.b
+        self.a_rows[:, dof:2 * dof] = dq
+        self.b_rows[:, dof:2 * dof] = ddq
+        self.b_rows[:, 2 * dof] = 1.0
+
+    def rows(self) -> tuple:
+        """Return c, lo, hi rows (the a and b rows do not change)."""
+        dof = self.robot.dof
+        n = self.points.size
+        c_rows = np.zeros((n, 2 * dof + 1))
+        c_rows[:, :dof] = self.c + self.friction_torque
+        scale = 1.0 - MARGIN
+        effort = self.effort * scale - self.effort_cut
+        acceleration = self.acceleration * scale - self.acceleration_cut
+        hi = np.empty_like(c_rows)
+        hi[:, :dof] = effort
+        hi[:, dof:2 * dof] = acceleration
+        hi[:, 2 * dof] = self.x_velocity * scale * scale * self.velocity_factor
+        lo = -hi
+        lo[:, 2 * dof] = -np.inf
+        return c_rows, lo, hi
+
+    def joint_speed(self, x: np.ndarray) -> np.ndarray:
+        """Return qd (2K+1, dof) at the points for grid x (K+1,)."""
+        x_points = np.empty(self.points.size)
+        x_points[0::2] = x
+        x_points[1::2] = 0.5 * (x[:-1] + x[1:])
+        return self.dq * np.sqrt(np.maximum(x_points, 0.0))[:, None]
+
+    def label(self, s: float) -> str:
+        if isinstance(self.path, SplinePath):
+            return f's = {s:.4g} ({self.path.waypoint_label(s)})'
+        return f's = {s:.4g}'
+
+
+def _check_static(problem: _Problem) -> None:
+    """Refuse a path whose effort at rest alone exceeds a limit somewhere (message per joint)."""
+    static = problem.c + problem.friction_torque
+    ratio = np.abs(static) / problem.effort
+    worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    if ratio[worst] > 1.0 - MARGIN:
+        p, j = int(worst[0]), int(worst[1])
+        name = problem.names[j]
+        what = 'gravity torque' if not problem.friction else 'gravity and friction torque'
+        raise InfeasiblePathError(
+            f'{name} needs {abs(static[p, j]):.4g} N m of {what} alone at '
+            f'{problem.label(problem.points[p])}, above its effort limit '
+            f'{problem.effort[j]:.4g} N m (effort_limit x effort_scale)',
+            joint=name, limit='effort', s=float(problem.points[p]))
+
+
+def _row_name(problem: _Problem, r: int) -> tuple:
+    dof = problem.robot.dof
+    if r < dof:
+        return problem.names[r], 'effort'
+    if r < 2 * dof:
+        return problem.names[r - dof], 'acceleration'
+    return None, 'velocity'
+
+
+def _explain_stage(problem: _Problem, stage: int, k_lo: np.ndarray, k_hi: np.ndarray,
+                   rows: tuple) -> InfeasiblePathError:
+    """Name the two limits that leave no path acceleration at stage ``stage`` at the slowest speed."""
+    c_rows, lo_rows, hi_rows = rows
+    s = problem.grid
+    h = s[stage + 1] - s[stage]
+    x = 0.0   # the slowest speed
+    upper, lower = (np.inf, None), (-np.inf, None)
+    for k in range(3):
+        p = 2 * stage + k
+        for r in range(c_rows.shape[1]):
+            a = problem.a_rows[p, r] + k * h * problem.b_rows[p, r]
+            offset = problem.b_rows[p, r] * x + c_rows[p, r]
+            if a == 0.0:
+                continue
+            bounds = sorted(((hi_rows[p, r] - offset) / a, (lo_rows[p, r] - offset) / a))
+            if bounds[1] < upper[0]:
+                upper = (bounds[1], (p, r))
+            if bounds[0] > lower[0]:
+                lower = (bounds[0], (p, r))
+    place = problem.label(s[stage])
+    if upper[1] is None or lower[1] is None or upper[0] >= lower[0]:
+        return InfeasiblePathError(
+            f'no timing of the path meets the limits at {place}: the limits there and '
+            f'further along (down to the end velocity) cannot all be met at any path speed; '
+            f'lower end_velocity, or raise the limits', s=float(s[stage]))
+    joint_hi, kind_hi = _row_name(problem, upper[1][1])
+    joint_lo, kind_lo = _row_name(problem, lower[1][1])
+    return InfeasiblePathError(
+        f'no timing of the path meets the limits at {place}, even at vanishing speed: the '
+        f'{kind_hi} limit of {joint_hi} needs path acceleration <= {upper[0]:.4g} while the '
+        f'{kind_lo} limit of {joint_lo} needs >= {lower[0]:.4g}',
+        joint=joint_hi, limit=kind_hi, s=float(s[stage]))
+
+
+def _binding(problem: _Problem, x: np.ndarray, u: np.ndarray, times: np.ndarray) -> list:
+    """Return BindingSegments: per grid interval the limit nearest to its bound (3 points)."""
+    dof = problem.robot.dof
+    h = np.diff(problem.grid)
+    best_ratio = np.full(u.size, -1.0)
+    best_label = np.zeros(u.size, dtype=np.int64)
+    for k in range(3):
+        p = np.arange(u.size) * 2 + k
+        xp = x[:-1] + k * h * u
+        qd_ratio = np.sqrt(np.maximum(xp, 0.0) / problem.x_velocity[p])
+        qdd = problem.dq[p] * u[:, None] + problem.ddq[p] * xp[:, None]
+        tau = (problem.a[p] * u[:, None] + problem.b[p] * xp[:, None] + problem.c[p]
+               + problem.friction_torque[p])
+        ratios = np.concatenate((np.abs(tau) / problem.effort,
+                                 np.abs(qdd) / problem.acceleration, qd_ratio[:, None]), axis=1)
+        row = np.argmax(ratios, axis=1)
+        ratio = ratios[np.arange(u.size), row]
+        # the velocity row is labelled by its joint: code it as 2 dof + joint
+        row = np.where(row == 2 * dof, 2 * dof + problem.velocity_joint[p], row)
+        better = ratio > best_ratio
+        best_ratio = np.where(better, ratio, best_ratio)
+        best_label = np.where(better, row, best_label)
+    code = np.where(best_ratio < _BINDING_RATIO, -1, best_label)
+    ends = np.concatenate((np.flatnonzero(np.diff(code)) + 1, [u.size]))
+    starts = np.concatenate(([0], ends[:-1]))
+    grid = problem.grid
+    segments = []
+    for start, end in zip(starts, ends):
+        r = int(code[start])
+        if r < 0:
+            label = 'none'
+        elif r >= 2 * dof:
+            label = f'velocity {problem.names[r - 2 * dof]}'
+        else:
+            joint, kind = _row_name(problem, r)
+            label = f'{kind} {joint}'
+        segments.append(BindingSegment(float(grid[start]), float(grid[end]),
+                                       float(times[start]), float(times[end]), label))
+    return segments
+
+
+class _Certificate:
+    """The dense check, kept per grid interval so a re-solve re-checks only what changed."""
+
+    def __init__(self, problem: _Problem) -> None:
+        self.problem = problem
+        self.worst = np.zeros((problem.grid.size - 1, 3, problem.robot.dof))
+        self.x = None
+        self.samples = 0
+
+    def check(self, trajectory: TimeOptimalTrajectory, x: np.ndarray) -> bool:
+        """Check every limit at the dense samples; on violation lower those limits, return False."""
+        problem = self.problem
+        if self.x is None:
+            intervals = np.arange(x.size - 1)
+        else:
+            intervals = np.flatnonzero((x[:-1] != self.x[:-1]) | (x[1:] != self.x[1:]))
+        self.x = x.copy()
+        if intervals.size:
+            times, owner = trajectory.dense_times(intervals)
+            sample = trajectory.sample(times)
+            starts = np.concatenate(([0], np.flatnonzero(np.diff(owner)) + 1))
+            for kind, (value, limit) in enumerate(
+                    ((sample.velocities, problem.velocity),
+                     (sample.accelerations, problem.acceleration),
+                     (sample.efforts, problem.effort))):
+                self.worst[intervals, kind] = np.maximum.reduceat(np.abs(value) / limit,
+                                                                  starts, axis=0)
+            self.samples += times.size
+        worst = self.worst
+        trajectory.limit_ratios = {kind: float(worst[:, k].max()) if worst.size else 0.0
+                                   for k, kind in enumerate(('velocity', 'acceleration',
+                                                             'effort'))}
+        trajectory.samples_checked = self.samples
+        if worst.size == 0 or worst.max() <= 1.0:
+            return True
+        for i, j in zip(*np.nonzero(worst[:, 0] > 1.0)):
+            problem.velocity_factor[2 * i:2 * i + 3] *= 0.999 / worst[i, 0, j] ** 2
+        for kind, limit, cut in ((1, problem.acceleration, problem.acceleration_cut),
+                                 (2, problem.effort, problem.effort_cut)):
+            for i, j in zip(*np.nonzero(worst[:, kind] > 1.0)):
+                cut[2 * i:2 * i + 3, j] += 2.0 * (worst[i, kind, j] - 1.0) * limit[j]
+        return False
+
+
+def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_limit=None,
+                            acceleration_limit=None, effort_limit=None,
+                            effort_scale: float = 1.0, friction: bool = False,
+                            start_velocity: float = 0.0, end_velocity: float = 0.0,
+                            grid_points: int = 400) -> TimeOptimalTrajectory:
+    """
+    Return the fastest timing of a path that respects velocity, acceleration and effort limits.
+
+    TOPP-RA (Pham and Pham, IEEE T-RO 34(3), 2018) on the model's full
+    inverse dynamics (rigid bodies, armature, payloads set on ``robot``, and
+    with ``friction=True`` the actuators' joint friction), certified by a
+    dense check before it is returned (module docstring).
+
+    robot: a RobotModel. waypoints: (N, dof) joint positions (rad, m for
+    prismatic) in ``robot.joint_names`` order, interpolated by a not-a-knot
+    cubic spline over ``path_parameter`` (N,) (default: cumulative
+    joint-space chord length); or a path object (``domain``, ``dof``,
+    ``evaluate(s)``, path.py), then ``path_parameter`` must be None.
+    velocity_limit (rad/s), acceleration_limit (rad/s^2), effort_limit (N m):
+    a number or (dof,), > 0, inf for none; defaults: the URDF's velocity
+    limits, no acceleration limit, ``robot.effort_limit`` (URDF and actuators
+    YAML). effort_scale: multiplies the effort limits (0 < scale).
+    start_velocity, end_velocity: path speed sdot at the ends (path
+    parameter units per second, >= 0). grid_points: number of grid points
+    (>= 2), uniform in s.
+
+    Returns a TimeOptimalTrajectory (trajectory.py). Raises
+    InfeasiblePathError when no timing meets the limits (naming the joint,
+    the limit and the path position), ValueError on bad arguments (naming
+    the keyword), RuntimeError if the dense check still fails after the
+    bounded re-solves (a bug: never a violating trajectory).
+    """
+    if path_parameter is None and hasattr(waypoints, 'evaluate') and hasattr(waypoints,
+                                                                              'domain'):
+        path = waypoints
+    elif hasattr(waypoints, 'evaluate'):
+        raise ValueError('path_parameter: must be None when waypoints is a path object')
+    else:
+        path = SplinePath(waypoints, path_parameter)
+    if getattr(path, 'dof', robot.dof) != robot.dof:
+        raise ValueError(f'waypoints: {path.dof} columns, the robot has {robot.dof} joints '
+                         f'{list(robot.joint_names)}')
+    if isinstance(grid_points, (bool, np.bool_)) or not isinstance(grid_points,
+                                                                   (int, np.integer)):
+        raise ValueError(f'grid_points: expected an integer >= 2, got {grid_points!r}')
+    if grid_points < 2:
+        raise ValueError(f'grid_points: expected an integer >= 2, got {grid_points!r}')
+    if friction is not True and friction is not False:
+        raise ValueError(f'friction: expected True or False, got {friction!r}')
+    names = tuple(robot.joint_names)
+    velocity = _limit_vector(velocity_limit, robot.velocity_limit, 'velocity_limit', names)
+    acceleration = _limit_vector(acceleration_limit, np.full(robot.dof, np.inf),
+                                 'acceleration_limit', names)
+    scale = _nonnegative(effort_scale, 'effort_scale')
+    if scale <= 0.0:
+        raise ValueError(f'effort_scale: expected a number > 0, got {effort_scale!r}')
+    effort = _limit_vector(effort_limit, robot.effort_limit, 'effort_limit', names) * scale
+    x_start = _nonnegative(start_velocity, 'start_velocity') ** 2
+    x_end = _nonnegative(end_velocity, 'end_velocity') ** 2
+    s0, s1 = (float(v) for v in path.domain)
+    if not (np.isfinite(s0) and np.isfinite(s1) and s1 > s0):
+        raise ValueError(f'waypoints: the path domain must be finite with s_end > s_start, got '
+                         f'{path.domain}')
+    grid = np.linspace(s0, s1, int(grid_points))
+    problem = _Problem(robot, path, grid, velocity, acceleration, effort, friction)
+    _check_static(problem)
+    for end, x_boundary, p in (('start_velocity', x_start, 0),
+                               ('end_velocity', x_end, problem.points.size - 1)):
+        if x_boundary > problem.x_velocity[p] * (1.0 - MARGIN) ** 2:
+            joint = names[problem.velocity_joint[p]]
+            raise InfeasiblePathError(
+                f'{end}: path speed {np.sqrt(x_boundary):.4g} moves {joint} faster than its '
+                f'velocity limit {velocity[problem.velocity_joint[p]]:.4g} at '
+                f'{problem.label(problem.points[p])}; at most '
+                f'{np.sqrt(problem.x_velocity[p]) * (1.0 - MARGIN):.6g}',
+                joint=joint, limit='velocity', s=float(problem.points[p]))
+    rounds = 0
+    friction_rounds = 0
+    certificate = _Certificate(problem)
+    while True:
+        rows = problem.rows()
+        k_lo, k_hi, x, u, status, stage = _solve(grid, problem.a_rows, problem.b_rows, rows[0],
+                                                 rows[1], rows[2], x_start, x_end)
+        if status == 1:
+            raise _explain_stage(problem, stage, k_lo, k_hi, rows)
+        if status == 2:
+            raise InfeasiblePathError(
+                f'start_velocity: path speed {np.sqrt(x_start):.4g} at {problem.label(s0)} is '
+                f'outside the speeds [{np.sqrt(k_lo[0]):.4g}, {np.sqrt(k_hi[0]):.4g}] from which '
+                f'the limits can still be met along the path (braking in time)',
+                limit='start_velocity', s=s0)
+        if not np.all(np.isfinite(u)) or not np.all(np.isfinite(x)):
+            raise ValueError('velocity_limit, acceleration_limit, effort_limit: no finite limit '
+                             'bounds the path speed (give at least one)')
+        moving = np.sqrt(x[:-1]) + np.sqrt(x[1:])
+        if np.any(moving <= 0.0):
+            i = int(np.flatnonzero(moving <= 0.0)[0])
+            raise InfeasiblePathError(
+                f'the limits force the path to stop at {problem.label(grid[i])}: no motion '
+                f'along it reaches the end', s=float(grid[i]))
+        if friction and friction_rounds < _FRICTION_ROUNDS:
+            new = robot.friction_torques(problem.joint_speed(x))
+            change = np.max(np.abs(new - problem.friction_torque) / np.where(
+                np.isfinite(effort), effort, 1.0))
+            problem.friction_torque = new
+            friction_rounds += 1
+            if change > _FRICTION_TOLERANCE:
+                continue
+        times = TimeOptimalTrajectory(robot, path, grid, x, u, friction, []).grid_times
+        trajectory = TimeOptimalTrajectory(robot, path, grid, x, u, friction,
+                                           _binding(problem, x, u, times))
+        if certificate.check(trajectory, x):
+            trajectory.friction_rounds = friction_rounds
+            trajectory.certify_rounds = rounds
+            return trajectory
+        rounds += 1
+        if rounds > _CERTIFY_ROUNDS:
+            raise RuntimeError(
+                f'time_optimal_trajectory: the dense check still finds a limit exceeded after '
+                f'{_CERTIFY_ROUNDS} re-solves (worst |value|/limit: {trajectory.limit_ratios}); '
+                f'this is a bug, please report it with the path')
