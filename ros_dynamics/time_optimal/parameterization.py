@@ -51,9 +51,11 @@ certification below then uses the exact friction at every sample.
 Certification. Before returning, the motion is evaluated at >= 1 kHz and
 >= 10 samples per grid interval with the same inverse dynamics (and
 friction); every velocity, acceleration and effort must be within its limit
-(no tolerance). Where a sample exceeds one, that limit is lowered at that
-interval's three points by twice the excess and the problem re-solved (at
-most 8 rounds); a motion that still violates a limit raises RuntimeError.
+(no tolerance), plus in each interval the largest second difference of the
+samples / 8, which bounds how far a smooth curve can rise between two samples
+(delta^2 max|f''| / 8). Where a sample exceeds one, that limit is lowered at that
+interval's three points and its neighbours' midpoints by twice the excess and
+the problem re-solved (at most 16 rounds); a motion that still violates a limit raises RuntimeError.
 The solver itself keeps a relative margin of 1e-6 below every limit so that
 floating-point rounding never produces a violation at a grid point.
 """
@@ -67,9 +69,9 @@ from ros_dynamics.time_optimal.path import SplinePath
 from ros_dynamics.time_optimal.trajectory import BindingSegment, TimeOptimalTrajectory
 
 MARGIN = 1e-6            # relative margin kept below every limit by the solver
-_FRICTION_TOLERANCE = 1e-9
+_FRICTION_TOLERANCE = 1e-7
 _FRICTION_ROUNDS = 30
-_CERTIFY_ROUNDS = 8
+_CERTIFY_ROUNDS = 16
 _BINDING_RATIO = 1.0 - 1e-3
 
 
@@ -233,6 +235,25 @@ def _nonnegative(value, name: str) -> float:
     return number
 
 
+def _grid(path, s0: float, s1: float, count: int) -> np.ndarray:
+    """
+    Return ``count`` grid points, uniform in s, with the path's breakpoints on the grid.
+
+    A cubic spline's third derivative jumps at its knots, so the effort has a
+    kink there that samples on either side would not bound: each breakpoint
+    replaces the nearest interior uniform point (the grid keeps its size).
+    """
+    grid = np.linspace(s0, s1, count)
+    breakpoints = np.asarray(getattr(path, 'breakpoints', ()), dtype=float)
+    breakpoints = breakpoints[(breakpoints > s0) & (breakpoints < s1)]
+    if breakpoints.size and count > 2:
+        nearest = np.clip(np.rint((breakpoints - s0) / (s1 - s0) * (count - 1)).astype(np.int64),
+                          1, count - 2)
+        grid[nearest] = breakpoints
+        grid = np.unique(grid)
+    return grid
+
+
 class _Problem:
     """The constraint rows at the 2K+1 points (grid points and midpoints) of one path."""
 
@@ -268,38 +289,119 @@ class _Problem:
         self.velocity_factor = np.ones(points.size)
         self.friction_torque = (robot.friction_torques(zero) if friction
                                 else np.zeros_like(q))
-        rows = 2 * dof + 1
-        self.a_rows = np.zeros((points.size, rows))
-        self.b_rows = np.zeros((points.size, rows))
-        self.a_rows[:, :dof] = self.a
-        self.b_rows[:, :dof] = self.b
-        self.a_rows[:, dof:2 * dof] = dq
-        self.b_rows[:, dof:2 * dof] = ddq
-        self.b_rows[:, 2 * dof] = 1.0
+        self.x_reference = None       # where the friction bounds are exact (None: at rest)
+        if friction:
+            actuators = robot.actuators
+            if np.any(actuators.sigmoid != 0.0):
+                raise ValueError('friction: time_optimal_trajectory takes viscous, Coulomb and '
+                                 'offset friction; the actuators set a Gaz sigmoid term, which '
+                                 'it does not bound yet (pass friction=False or remove it)')
+            if np.any(actuators.viscous < 0.0) or np.any(actuators.coulomb < 0.0):
+                raise ValueError('friction: negative viscous or Coulomb coefficients in the '
+                                 'actuators (the bounds assume friction opposes motion)')
+
+    def _friction_rows(self) -> tuple:
+        """
+        Return the friction as lines in x: (tangent slope, offset), (chord slopes, offsets).
+
+        Per point and joint, with w = |q'| and sigma = sign(q'), the friction
+        is F(x) = o + sigma g(x), g(x) = b w sqrt(x) + f_c tanh(w sqrt(x) / v_s),
+        concave and increasing in x >= 0. f_c plus the tangent of b w sqrt(x)
+        at the reference x_r is an upper bound of g for every x; the chords through 0, (2 v_s / w)^2,
+        x_r, 4 x_r and the constant g(4 x_r) beyond are, as their minimum, a
+        lower bound. Both are exact at x_r (the upper one where
+        w sqrt(x_r) >> v_s, i.e. once the Coulomb term has saturated). Shapes (2K+1, dof) and (4, 2K+1, dof).
+        """
+        actuators = self.robot.actuators
+        b, f_c, v_s = actuators.viscous, actuators.coulomb, actuators.friction_velocity
+        w = np.abs(self.dq)
+        x_r = np.broadcast_to(self.x_reference[:, None], w.shape)
+
+        def g(x):
+            root = np.sqrt(x)
+            return b * w * root + f_c * np.tanh(w * root / v_s)
+
+        # upper: f_c (tanh <= 1) plus the viscous part's tangent at x_r
+        root = np.sqrt(x_r)
+        slope = b * w / (2.0 * root)
+        tangent = (slope, f_c + b * w * root - slope * x_r)
+        with np.errstate(divide='ignore'):
+            knee = np.where(w > 0.0, (2.0 * v_s / np.where(w > 0.0, w, 1.0)) ** 2, np.inf)
+        knee = np.minimum(knee, 0.5 * x_r)
+        points = [np.zeros_like(x_r), knee, x_r, 4.0 * x_r]
+        values = [g(x) for x in points]
+        slopes, offsets = [], []
+        for k in range(3):
+            chord = (values[k + 1] - values[k]) / (points[k + 1] - points[k])
+            slopes.append(chord)
+            offsets.append(values[k] - chord * points[k])
+        slopes.append(np.zeros_like(x_r))
+        offsets.append(values[3])
+        return tangent, (np.array(slopes), np.array(offsets))
 
     def rows(self) -> tuple:
-        """Return c, lo, hi rows (the a and b rows do not change)."""
+        """
+        Return the rows (a, b, c, lo, hi), each (2K+1, R): lo <= a u + b x + c <= hi.
+
+        Columns: effort (two-sided; with friction one tangent row and four
+        chord rows per joint, one-sided), acceleration, velocity. Sets
+        ``row_names`` [(joint, kind)] per column.
+        """
         dof = self.robot.dof
         n = self.points.size
-        c_rows = np.zeros((n, 2 * dof + 1))
-        c_rows[:, :dof] = self.c + self.friction_torque
         scale = 1.0 - MARGIN
         effort = self.effort * scale - self.effort_cut
         acceleration = self.acceleration * scale - self.acceleration_cut
-        hi = np.empty_like(c_rows)
-        hi[:, :dof] = effort
-        hi[:, dof:2 * dof] = acceleration
-        hi[:, 2 * dof] = self.x_velocity * scale * scale * self.velocity_factor
-        lo = -hi
-        lo[:, 2 * dof] = -np.inf
-        return c_rows, lo, hi
+        blocks_a, blocks_b, blocks_c, blocks_lo, blocks_hi = [], [], [], [], []
+        inf = np.full((n, dof), np.inf)
+        if not self.friction or self.x_reference is None:
+            blocks_a.append(self.a)
+            blocks_b.append(self.b)
+            blocks_c.append(self.c + self.friction_torque)
+            blocks_lo.append(-effort)
+            blocks_hi.append(effort)
+            effort_rows = 1
+        else:
+            offset = self.robot.actuators.offset
+            sigma = np.sign(self.dq)
+            upper = sigma >= 0.0
+            (t_slope, t_offset), (c_slopes, c_offsets) = self._friction_rows()
+            # the tangent bounds sigma g from above where sigma >= 0, from below where < 0
+            blocks_a.append(self.a)
+            blocks_b.append(self.b + sigma * t_slope)
+            blocks_c.append(self.c + offset + sigma * t_offset)
+            blocks_lo.append(np.where(upper, -inf, -effort))
+            blocks_hi.append(np.where(upper, effort, inf))
+            for k in range(c_slopes.shape[0]):
+                blocks_a.append(self.a)
+                blocks_b.append(self.b + sigma * c_slopes[k])
+                blocks_c.append(self.c + offset + sigma * c_offsets[k])
+                blocks_lo.append(np.where(upper, -effort, -inf))
+                blocks_hi.append(np.where(upper, inf, effort))
+            effort_rows = 1 + c_slopes.shape[0]
+        blocks_a.append(self.dq)
+        blocks_b.append(self.ddq)
+        blocks_c.append(np.zeros((n, dof)))
+        blocks_lo.append(-acceleration)
+        blocks_hi.append(acceleration)
+        velocity = self.x_velocity * scale * scale * self.velocity_factor
+        blocks_a.append(np.zeros((n, 1)))
+        blocks_b.append(np.ones((n, 1)))
+        blocks_c.append(np.zeros((n, 1)))
+        blocks_lo.append(np.full((n, 1), -np.inf))
+        blocks_hi.append(velocity[:, None])
+        self.row_names = ([(name, 'effort') for _ in range(effort_rows) for name in self.names]
+                          + [(name, 'acceleration') for name in self.names]
+                          + [(None, 'velocity')])
+        return tuple(np.ascontiguousarray(np.concatenate(blocks, axis=1))
+                     for blocks in (blocks_a, blocks_b, blocks_c, blocks_lo, blocks_hi))
 
-    def joint_speed(self, x: np.ndarray) -> np.ndarray:
-        """Return qd (2K+1, dof) at the points for grid x (K+1,)."""
+    def point_values(self, x: np.ndarray) -> np.ndarray:
+        """Return x (2K+1,) at the points for grid x (K+1,) (x is linear in s per interval)."""
         x_points = np.empty(self.points.size)
         x_points[0::2] = x
         x_points[1::2] = 0.5 * (x[:-1] + x[1:])
-        return self.dq * np.sqrt(np.maximum(x_points, 0.0))[:, None]
+        return x_points
 
     def label(self, s: float) -> str:
         if isinstance(self.path, SplinePath):
@@ -324,18 +426,13 @@ def _check_static(problem: _Problem) -> None:
 
 
 def _row_name(problem: _Problem, r: int) -> tuple:
-    dof = problem.robot.dof
-    if r < dof:
-        return problem.names[r], 'effort'
-    if r < 2 * dof:
-        return problem.names[r - dof], 'acceleration'
-    return None, 'velocity'
+    return problem.row_names[r]
 
 
 def _explain_stage(problem: _Problem, stage: int, k_lo: np.ndarray, k_hi: np.ndarray,
                    rows: tuple) -> InfeasiblePathError:
     """Name the two limits that leave no path acceleration at stage ``stage`` at the slowest speed."""
-    c_rows, lo_rows, hi_rows = rows
+    a_rows, b_rows, c_rows, lo_rows, hi_rows = rows
     s = problem.grid
     h = s[stage + 1] - s[stage]
     x = 0.0   # the slowest speed
@@ -343,8 +440,8 @@ def _explain_stage(problem: _Problem, stage: int, k_lo: np.ndarray, k_hi: np.nda
     for k in range(3):
         p = 2 * stage + k
         for r in range(c_rows.shape[1]):
-            a = problem.a_rows[p, r] + k * h * problem.b_rows[p, r]
-            offset = problem.b_rows[p, r] * x + c_rows[p, r]
+            a = a_rows[p, r] + k * h * b_rows[p, r]
+            offset = b_rows[p, r] * x + c_rows[p, r]
             if a == 0.0:
                 continue
             bounds = sorted(((hi_rows[p, r] - offset) / a, (lo_rows[p, r] - offset) / a))
@@ -400,9 +497,10 @@ def _binding(problem: _Problem, x: np.ndarray, u: np.ndarray, times: np.ndarray)
             label = 'none'
         elif r >= 2 * dof:
             label = f'velocity {problem.names[r - 2 * dof]}'
+        elif r >= dof:
+            label = f'acceleration {problem.names[r - dof]}'
         else:
-            joint, kind = _row_name(problem, r)
-            label = f'{kind} {joint}'
+            label = f'effort {problem.names[r]}'
         segments.append(BindingSegment(float(grid[start]), float(grid[end]),
                                        float(times[start]), float(times[end]), label))
     return segments
@@ -427,14 +525,21 @@ class _Certificate:
         self.x = x.copy()
         if intervals.size:
             times, owner = trajectory.dense_times(intervals)
-            sample = trajectory.sample(times)
+            sample = trajectory.sample(times, owner)
             starts = np.concatenate(([0], np.flatnonzero(np.diff(owner)) + 1))
+            inside = (owner[2:] == owner[:-2])[:, None]
             for kind, (value, limit) in enumerate(
                     ((sample.velocities, problem.velocity),
                      (sample.accelerations, problem.acceleration),
                      (sample.efforts, problem.effort))):
-                self.worst[intervals, kind] = np.maximum.reduceat(np.abs(value) / limit,
-                                                                  starts, axis=0)
+                # between two samples delta apart a smooth f exceeds the larger one by at
+                # most delta^2 max|f''| / 8, and delta^2 f'' ~ the second difference
+                between = np.zeros_like(value)
+                between[1:-1] = np.where(inside, np.abs(value[2:] - 2.0 * value[1:-1]
+                                                        + value[:-2]), 0.0) / 8.0
+                self.worst[intervals, kind] = (
+                    np.maximum.reduceat(np.abs(value) / limit, starts, axis=0)
+                    + np.maximum.reduceat(between, starts, axis=0) / limit)
             self.samples += times.size
         worst = self.worst
         trajectory.limit_ratios = {kind: float(worst[:, k].max()) if worst.size else 0.0
@@ -443,12 +548,13 @@ class _Certificate:
         trajectory.samples_checked = self.samples
         if worst.size == 0 or worst.max() <= 1.0:
             return True
+        # the interval's three points and the neighbours' midpoints (violations move over)
         for i, j in zip(*np.nonzero(worst[:, 0] > 1.0)):
-            problem.velocity_factor[2 * i:2 * i + 3] *= 0.999 / worst[i, 0, j] ** 2
+            problem.velocity_factor[max(2 * i - 1, 0):2 * i + 4] *= 0.999 / worst[i, 0, j] ** 2
         for kind, limit, cut in ((1, problem.acceleration, problem.acceleration_cut),
                                  (2, problem.effort, problem.effort_cut)):
             for i, j in zip(*np.nonzero(worst[:, kind] > 1.0)):
-                cut[2 * i:2 * i + 3, j] += 2.0 * (worst[i, kind, j] - 1.0) * limit[j]
+                cut[max(2 * i - 1, 0):2 * i + 4, j] += 2.0 * (worst[i, kind, j] - 1.0) * limit[j]
         return False
 
 
@@ -515,7 +621,7 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
     if not (np.isfinite(s0) and np.isfinite(s1) and s1 > s0):
         raise ValueError(f'waypoints: the path domain must be finite with s_end > s_start, got '
                          f'{path.domain}')
-    grid = np.linspace(s0, s1, int(grid_points))
+    grid = _grid(path, s0, s1, int(grid_points))
     problem = _Problem(robot, path, grid, velocity, acceleration, effort, friction)
     _check_static(problem)
     for end, x_boundary, p in (('start_velocity', x_start, 0),
@@ -531,12 +637,17 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
     rounds = 0
     friction_rounds = 0
     certificate = _Certificate(problem)
+    duration = None
     while True:
         rows = problem.rows()
-        k_lo, k_hi, x, u, status, stage = _solve(grid, problem.a_rows, problem.b_rows, rows[0],
-                                                 rows[1], rows[2], x_start, x_end)
+        k_lo, k_hi, x, u, status, stage = _solve(grid, *rows, x_start, x_end)
         if status == 1:
-            raise _explain_stage(problem, stage, k_lo, k_hi, rows)
+            error = _explain_stage(problem, stage, k_lo, k_hi, rows)
+            if rounds:
+                error.args = (f'{error.args[0]} (after {rounds} re-solves that lowered the '
+                              f'limits where the motion between grid points exceeded them; '
+                              f'more grid_points may find a timing)',)
+            raise error
         if status == 2:
             raise InfeasiblePathError(
                 f'start_velocity: path speed {np.sqrt(x_start):.4g} at {problem.label(s0)} is '
@@ -552,15 +663,19 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
             raise InfeasiblePathError(
                 f'the limits force the path to stop at {problem.label(grid[i])}: no motion '
                 f'along it reaches the end', s=float(grid[i]))
-        if friction and friction_rounds < _FRICTION_ROUNDS:
-            new = robot.friction_torques(problem.joint_speed(x))
-            change = np.max(np.abs(new - problem.friction_torque) / np.where(
-                np.isfinite(effort), effort, 1.0))
-            problem.friction_torque = new
-            friction_rounds += 1
-            if change > _FRICTION_TOLERANCE:
-                continue
         times = TimeOptimalTrajectory(robot, path, grid, x, u, friction, []).grid_times
+        if friction:
+            x_points = problem.point_values(x)
+            problem.friction_torque = robot.friction_torques(
+                problem.dq * np.sqrt(np.maximum(x_points, 0.0))[:, None])
+            change = np.inf if duration is None else abs(times[-1] / duration - 1.0)
+            duration = times[-1]
+            if friction_rounds < _FRICTION_ROUNDS and (problem.x_reference is None
+                                                       or change > _FRICTION_TOLERANCE):
+                # bounds exact at this profile (a floor keeps the tangents finite at rest)
+                problem.x_reference = np.maximum(x_points, 1e-9 * max(x_points.max(), 1e-9))
+                friction_rounds += 1
+                continue
         trajectory = TimeOptimalTrajectory(robot, path, grid, x, u, friction,
                                            _binding(problem, x, u, times))
         if certificate.check(trajectory, x):

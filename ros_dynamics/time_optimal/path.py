@@ -21,7 +21,8 @@ q(s) (rad, m for prismatic) and gives q'(s) = dq/ds and q''(s) = d2q/ds2.
 not-a-knot ends: the same as toppra's ``SplineInterpolator``). Any object
 with the attributes ``domain`` ((s_start, s_end)) and ``dof`` and a method
 ``evaluate(s) -> (q, dq, ddq)`` (each (M, dof) for s of shape (M,)) can be
-used instead.
+used instead; an optional ``breakpoints`` (array of s) names where the path
+is not smooth, so that they are put on the grid.
 """
 
 from typing import Optional
@@ -75,6 +76,7 @@ class SplinePath:
         self.path_parameter = parameter
         self.dof = points.shape[1]
         self.domain = (float(parameter[0]), float(parameter[-1]))
+        self.breakpoints = parameter     # the knots, where the third derivative jumps
         self._spline = CubicSpline(parameter, points, axis=0, bc_type='not-a-knot')
         self._first = self._spline.derivative(1)
         self._second = self._spline.derivative(2)

@@ -94,8 +94,13 @@ class TimeOptimalTrajectory:
             denominator > 0.0, denominator, 1.0), 0.0)
         return self.grid_times[i] + step
 
-    def path_state(self, t) -> tuple:
-        """Return s, sdot, sddot at times t (M,) in [0, duration] (s; each (M,))."""
+    def path_state(self, t, intervals=None) -> tuple:
+        """
+        Return s, sdot, sddot at times t (M,) in [0, duration] (s; each (M,)).
+
+        intervals: the grid interval of each time (M,) (default: found from t;
+        a time on a grid point belongs to the interval it starts).
+        """
         t = np.atleast_1d(np.asarray(t, dtype=float))
         if t.ndim != 1 or not np.all(np.isfinite(t)):
             raise ValueError('t: expected finite times (M,) in seconds')
@@ -104,24 +109,27 @@ class TimeOptimalTrajectory:
             raise ValueError(f't: times must lie in [0, duration = {self.duration:.6g} s], got '
                              f'[{t.min():.6g}, {t.max():.6g}]')
         t = np.clip(t, 0.0, self.duration)
-        i = np.clip(np.searchsorted(self.grid_times, t, side='right') - 1, 0,
-                    self.grid.size - 2)
+        if intervals is None:
+            i = np.clip(np.searchsorted(self.grid_times, t, side='right') - 1, 0,
+                        self.grid.size - 2)
+        else:
+            i = np.asarray(intervals)
         tau = t - self.grid_times[i]
         v0, u = self.path_velocity[i], self.path_acceleration[i]
         s = np.minimum(self.grid[i] + v0 * tau + 0.5 * u * tau * tau, self.grid[i + 1])
         sdot = np.maximum(v0 + u * tau, 0.0)
         return np.maximum(s, self.grid[i]), sdot, u.copy()
 
-    def sample(self, t) -> TrajectorySample:
+    def sample(self, t, intervals=None) -> TrajectorySample:
         """
         Return positions, velocities, accelerations, efforts at times t (M,) (s), each (M, dof).
 
         Units: rad, rad/s, rad/s^2, N m (m, m/s, m/s^2, N for prismatic
         joints). Efforts are the model's inverse dynamics (armature and the
         payloads set on the robot now), plus joint friction if the trajectory
-        was timed with ``friction=True``.
+        was timed with ``friction=True``. intervals: as ``path_state``.
         """
-        s, sdot, sddot = self.path_state(t)
+        s, sdot, sddot = self.path_state(t, intervals)
         q, dq, ddq = self.path.evaluate(s)
         qd = dq * sdot[:, None]
         qdd = dq * sddot[:, None] + ddq * (sdot * sdot)[:, None]

@@ -1,0 +1,282 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+time_optimal_trajectory (issue 31) against toppra 0.6 + Pinocchio RNEA and closed forms.
+
+- toppra (1000 grid points, interpolation discretization, Pinocchio's RNEA as
+  its torque constraint) on random UR5 and Panda paths: our duration <= 1.01x
+  its, every limit respected at dense samples taken here (2 kHz and 20 per
+  grid interval, not the solver's own samples); toppra's own worst excess is
+  printed beside ours (pytest -s).
+- Closed forms on one joint: bang-bang under an acceleration limit, cruise
+  under a velocity limit, a pendulum under a torque limit, and the same
+  pendulum with armature, a payload and viscous + Coulomb friction (the
+  bang-bang phase-plane curves integrated by scipy from the pendulum's
+  equation tau = (I + I_a) qdd + m g l cos q + f(qd)).
+- Infeasible paths refused with the joint, the limit and the position; bad
+  arguments named.
+"""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from ros_dynamics import InfeasiblePathError, RobotModel, time_optimal_trajectory
+from ros_dynamics.time_optimal import SplinePath
+from scipy.integrate import solve_ivp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from robot_data import example_urdf  # noqa: E402, I100
+from toppra_reference import toppra_time, worst_ratios  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
+
+G = 9.81
+MASS, COM, INERTIA = 2.0, 0.5, 0.05       # the pendulum: kg, m (joint to centre), kg m^2
+
+
+def pendulum_urdf(effort: float = 100.0) -> str:
+    """One revolute joint about -y, gravity -z: tau = I qdd + m g l cos q (q from horizontal)."""
+    return f"""<robot name="pendulum">
+  <link name="base"/>
+  <link name="arm">
+    <inertial><origin xyz="{COM} 0 0"/><mass value="{MASS}"/>
+      <inertia ixx="0.001" ixy="0" ixz="0" iyy="{INERTIA}" iyz="0" izz="{INERTIA}"/>
+    </inertial>
+  </link>
+  <joint name="hinge" type="revolute">
+    <parent link="base"/><child link="arm"/><axis xyz="0 -1 0"/>
+    <limit lower="-3" upper="3" effort="{effort}" velocity="100"/>
+  </joint>
+</robot>"""
+
+
+def dense_check(robot, trajectory, velocity, acceleration, effort, friction=False) -> dict:
+    """Worst |value| / limit at 2 kHz and 20 samples per grid interval (our own sampling)."""
+    count = max(int(np.ceil(trajectory.duration * 2000)), 20 * (trajectory.grid.size - 1))
+    t = np.linspace(0.0, trajectory.duration, count + 1)
+    sample = trajectory.sample(t)
+    tau = robot.inverse_dynamics(sample.positions, sample.velocities, sample.accelerations,
+                                 friction=friction)
+    assert np.allclose(tau, sample.efforts, rtol=0, atol=1e-9)
+    # the motion is the path: positions on the spline at the sampled s
+    s, _, _ = trajectory.path_state(t)
+    assert np.allclose(trajectory.path.evaluate(s)[0], sample.positions)
+    return {'velocity': float(np.max(np.abs(sample.velocities) / velocity)),
+            'acceleration': float(np.max(np.abs(sample.accelerations) / acceleration)),
+            'effort': float(np.max(np.abs(tau) / effort))}
+
+
+def random_path(rng, lower, upper, count: int) -> np.ndarray:
+    """A smooth random joint path: a straight segment plus a few sine modes, inside the limits."""
+    start, goal = rng.uniform(lower, upper), rng.uniform(lower, upper)
+    s = np.linspace(0.0, 1.0, count)[:, None]
+    wiggle = 0.3 * np.sin(2.0 * np.pi * s * rng.uniform(1.0, 3.0, lower.size))
+    return np.clip(start + (goal - start) * s + wiggle, lower, upper)
+
+
+@pytest.mark.parametrize('name, urdf, count, scale', [
+    ('ur5', 'ur5', 30, 0.4),
+    ('panda', PANDA, 50, 0.75)])
+def test_against_toppra(name, urdf, count, scale):
+    if urdf == 'ur5':
+        urdf = example_urdf('ur_description/urdf/ur5_robot.urdf')
+    robot = RobotModel.from_urdf_file(urdf)
+    rng = np.random.default_rng(31)
+    lower = np.maximum(robot.lower, -2.8)
+    upper = np.minimum(robot.upper, 2.8)
+    effort = robot.effort_limit * scale
+    velocity = robot.velocity_limit
+    compared = 0
+    for _ in range(6):
+        waypoints = random_path(rng, lower, upper, count)
+        path = SplinePath(waypoints)
+        reference = toppra_time(urdf, waypoints, path.path_parameter, velocity, effort)
+        if reference.duration is None:
+            continue
+        ours = time_optimal_trajectory(robot, waypoints, effort_limit=effort, grid_points=1000)
+        ratios = dense_check(robot, ours, velocity, np.full(robot.dof, np.inf), effort)
+        theirs = worst_ratios(robot, reference.trajectory, velocity, effort, rate=2000.0,
+                              per_interval=20)
+        print(f'{name}: duration ours {ours.duration:.5f} s, toppra {reference.duration:.5f} s '
+              f'(ratio {ours.duration / reference.duration:.5f}); worst |value|/limit ours '
+              f'velocity {ratios["velocity"]:.6f} effort {ratios["effort"]:.6f}, toppra '
+              f'velocity {theirs["velocity"]:.6f} effort {theirs["effort"]:.6f}')
+        assert ours.duration <= 1.01 * reference.duration
+        assert max(ratios.values()) <= 1.0
+        assert max(ours.limit_ratios.values()) <= 1.0
+        # an effort limit binds somewhere, and the labelled parts tile the path
+        assert any(b.limit.startswith('effort') for b in ours.binding)
+        assert ours.binding[0].s_start == path.domain[0]
+        assert ours.binding[-1].s_end == path.domain[1]
+        assert ours.binding[-1].t_end == pytest.approx(ours.duration)
+        # the waypoints are passed at the reported times
+        sample = ours.sample(ours.waypoint_times)
+        assert np.allclose(sample.positions, waypoints, atol=1e-9)
+        compared += 1
+        if compared == 2:
+            break
+    assert compared == 2, f'toppra succeeded on {compared} of the random {name} paths'
+
+
+def line_robot() -> RobotModel:
+    """The pendulum with gravity off: a single free joint (inertia only)."""
+    return RobotModel.from_urdf_string(pendulum_urdf(), gravity=(0.0, 0.0, 0.0))
+
+
+def test_bang_bang_under_an_acceleration_limit():
+    # one joint from 0 to D, |qdd| <= A, no other limit: T = 2 sqrt(D / A)
+    distance, limit = 1.7, 3.0
+    trajectory = time_optimal_trajectory(
+        line_robot(), [[0.0], [distance]], acceleration_limit=limit, velocity_limit=np.inf,
+        effort_limit=np.inf, grid_points=401)
+    assert trajectory.duration == pytest.approx(2.0 * np.sqrt(distance / limit), rel=1e-5)
+    assert trajectory.duration >= 2.0 * np.sqrt(distance / limit)
+    t = np.linspace(0.0, trajectory.duration, 1001)
+    qdd = trajectory.sample(t).accelerations[:, 0]
+    first, second = t < 0.49 * trajectory.duration, t > 0.51 * trajectory.duration
+    assert np.allclose(qdd[first], limit, rtol=1e-4)
+    assert np.allclose(qdd[second], -limit, rtol=1e-4)
+    assert {b.limit for b in trajectory.binding} == {'acceleration hinge'}
+
+
+def test_cruise_under_a_velocity_limit():
+    # accelerate at A to V, cruise, brake: T = D / V + V / A (D > V^2 / A); the
+    # switches at s = 0.5 and 1.5 fall on the grid (h = 0.005)
+    distance, velocity, acceleration = 2.0, 1.0, 1.0
+    trajectory = time_optimal_trajectory(
+        line_robot(), [[0.0], [distance]], acceleration_limit=acceleration,
+        velocity_limit=velocity, effort_limit=np.inf, grid_points=401)
+    assert trajectory.duration == pytest.approx(distance / velocity + velocity / acceleration,
+                                                rel=1e-5)
+    labels = [b.limit for b in trajectory.binding]
+    assert labels == ['acceleration hinge', 'velocity hinge', 'acceleration hinge']
+    assert [b.s_end for b in trajectory.binding[:2]] == pytest.approx([0.5, 1.5], abs=0.0051)
+    t = np.linspace(0.0, trajectory.duration, 2001)
+    assert np.max(np.abs(trajectory.sample(t).velocities)) <= velocity
+
+
+def pendulum_time(q0: float, q1: float, effort: float, inertia: float, mgl: float,
+                  friction=lambda v: 0.0 * v) -> float:
+    """Minimum time from rest at q0 to rest at q1 > q0 under |tau| <= effort (bang-bang).
+
+    tau = inertia qdd + mgl cos q + friction(qd): full effort forward from q0,
+    full effort backward into q1 (integrated backward in time from rest at q1),
+    switching where the two phase-plane curves qd(q) cross.
+    """
+    def accelerate(_, y):
+        return [y[1], (effort - mgl * np.cos(y[0]) - friction(y[1])) / inertia]
+
+    def brake_backward(_, y):   # d/d(-t) of the braking motion
+        return [-y[1], -(-effort - mgl * np.cos(y[0]) - friction(y[1])) / inertia]
+
+    def reach(q):
+        def event(_, y):
+            return y[0] - q
+        event.terminal = True
+        return event
+
+    options = dict(rtol=1e-11, atol=1e-12, dense_output=True)
+    forward = solve_ivp(accelerate, (0.0, 20.0), [q0, 0.0], events=reach(q1), **options)
+    backward = solve_ivp(brake_backward, (0.0, 20.0), [q1, 0.0], events=reach(q0), **options)
+    q = np.linspace(q0, q1, 200001)[1:-1]
+    t_forward = np.linspace(0.0, forward.t[-1], 400001)
+    t_backward = np.linspace(0.0, backward.t[-1], 400001)
+    q_f, v_f = forward.sol(t_forward)
+    q_b, v_b = backward.sol(t_backward)
+    gap = np.interp(q, q_f, v_f) - np.interp(q, q_b[::-1], v_b[::-1])
+    k = int(np.flatnonzero(np.diff(np.sign(gap)))[0])
+    switch = q[k] - gap[k] * (q[k + 1] - q[k]) / (gap[k + 1] - gap[k])
+    return float(np.interp(switch, q_f, t_forward) + np.interp(switch, q_b[::-1],
+                                                               t_backward[::-1]))
+
+
+def test_pendulum_under_a_torque_limit_armature_payload_friction():
+    q0, q1, effort = -1.2, 1.4, 25.0
+    robot = RobotModel.from_urdf_string(pendulum_urdf(effort))
+    inertia, mgl = INERTIA + MASS * COM ** 2, MASS * G * COM
+    # the closed form's terms are the model's
+    for q in (-1.0, 0.3):
+        assert robot.mass_matrix([q])[0, 0] == pytest.approx(inertia, rel=1e-12)
+        assert robot.gravity_torques([q])[0] == pytest.approx(mgl * np.cos(q), rel=1e-12)
+    waypoints = np.linspace(q0, q1, 5)[:, None]
+    # the discretization (u constant per interval, limits at 3 points) is first order in
+    # the grid step h: the error halves from 1001 to 2001 points, so 2 T(h/2) - T(h)
+    # (Richardson) must meet the closed form far closer than either
+    waypoints = np.linspace(q0, q1, 5)[:, None]
+    durations = {}
+
+    def check(label, expected, **extra):
+        timed = []
+        for grid_points in (1001, 2001):
+            trajectory = time_optimal_trajectory(robot, waypoints, velocity_limit=np.inf,
+                                                 grid_points=grid_points, **extra)
+            ratios = dense_check(robot, trajectory, np.array([np.inf]), np.array([np.inf]),
+                                 np.array([effort]), friction=extra.get('friction', False))
+            assert ratios['effort'] <= 1.0
+            assert ratios['effort'] > 0.999    # the limit is used
+            assert trajectory.duration >= expected     # never faster than the optimum
+            timed.append(trajectory.duration)
+        extrapolated = 2.0 * timed[1] - timed[0]
+        print(f'pendulum {label}: {timed[0]:.6f} s (1001 points), {timed[1]:.6f} s (2001), '
+              f'extrapolated {extrapolated:.6f} s, closed form {expected:.6f} s')
+        assert timed[1] == pytest.approx(expected, rel=5e-4)
+        assert extrapolated == pytest.approx(expected, rel=3e-5)
+        durations[label] = timed[1]
+
+    check('plain', pendulum_time(q0, q1, effort, inertia, mgl))
+    robot.armature = [0.4]
+    check('armature', pendulum_time(q0, q1, effort, inertia + 0.4, mgl))
+    robot.armature = [0.0]
+    robot.set_payload('arm', 1.5, com=(0.8, 0.0, 0.0))
+    check('payload', pendulum_time(q0, q1, effort, inertia + 1.5 * 0.8 ** 2,
+                                   mgl + 1.5 * G * 0.8))
+    robot.clear_payload()
+    viscous, coulomb = 3.0, 1.5
+    robot.actuators = robot.actuators.replace(viscous=np.array([viscous]),
+                                              coulomb=np.array([coulomb]))
+    check('plain, friction off', pendulum_time(q0, q1, effort, inertia, mgl))
+    slip = robot.actuators.friction_velocity   # f(qd) = b qd + f_c tanh(qd / v_s)
+    qd = np.array([[0.3], [2.0]])
+    assert np.allclose(robot.friction_torques(qd)[:, 0],
+                       viscous * qd[:, 0] + coulomb * np.tanh(qd[:, 0] / slip))
+
+    def joint_friction(v):
+        return robot.friction_torques(np.array([[v]]))[0, 0]
+
+    # with friction: the viscous b sqrt(x) and the Coulomb tanh(qd / v_s) are steep at rest,
+    # so the grid error shrinks more slowly (h^0.7 measured: 2.5e-3, 1.5e-3, 9.5e-4 of the
+    # duration at 1001, 2001, 4001 points); the answer must converge to the closed form
+    expected = pendulum_time(q0, q1, effort, inertia, mgl, joint_friction)
+    errors = []
+    for grid_points in (1001, 2001, 4001):
+        trajectory = time_optimal_trajectory(robot, waypoints, velocity_limit=np.inf,
+                                             grid_points=grid_points, friction=True)
+        ratios = dense_check(robot, trajectory, np.array([np.inf]), np.array([np.inf]),
+                             np.array([effort]), friction=True)
+        assert 0.999 < ratios['effort'] <= 1.0
+        assert trajectory.duration >= expected
+        errors.append(trajectory.duration / expected - 1.0)
+    print(f'pendulum friction: closed form {expected:.6f} s, relative excess at 1001, 2001, '
+          f'4001 points {errors}')
+    assert errors[0] / errors[1] > 1.4 and errors[1] / errors[2] > 1.4
+    assert errors[2] < 1.5e-3
+    durations['friction'] = trajectory.duration
+    # each change moves the answer by far more than the tolerance
+    base = durations['plain']
+    for label in ('armature', 'payload', 'friction'):
+        assert abs(durations[label] / base - 1.0) > 0.01, label
