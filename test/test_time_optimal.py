@@ -82,7 +82,7 @@ def dense_check(robot, trajectory, velocity, acceleration, effort, friction=Fals
 
 
 def random_path(rng, lower, upper, count: int) -> np.ndarray:
-    """A smooth random joint path: a straight segment plus a few sine modes, inside the limits."""
+    """Return a smooth random joint path: a line plus a few sine modes, inside the limits."""
     start, goal = rng.uniform(lower, upper), rng.uniform(lower, upper)
     s = np.linspace(0.0, 1.0, count)[:, None]
     wiggle = 0.3 * np.sin(2.0 * np.pi * s * rng.uniform(1.0, 3.0, lower.size))
@@ -134,7 +134,7 @@ def test_against_toppra(name, urdf, count, scale):
 
 
 def line_robot() -> RobotModel:
-    """The pendulum with gravity off: a single free joint (inertia only)."""
+    """Return the pendulum with gravity off: a single free joint (inertia only)."""
     return RobotModel.from_urdf_string(pendulum_urdf(), gravity=(0.0, 0.0, 0.0))
 
 
@@ -172,7 +172,8 @@ def test_cruise_under_a_velocity_limit():
 
 def pendulum_time(q0: float, q1: float, effort: float, inertia: float, mgl: float,
                   friction=lambda v: 0.0 * v) -> float:
-    """Minimum time from rest at q0 to rest at q1 > q0 under |tau| <= effort (bang-bang).
+    """
+    Return the minimum time from rest at q0 to rest at q1 > q0 under |tau| <= effort.
 
     tau = inertia qdd + mgl cos q + friction(qd): full effort forward from q0,
     full effort backward into q1 (integrated backward in time from rest at q1),
@@ -190,7 +191,7 @@ def pendulum_time(q0: float, q1: float, effort: float, inertia: float, mgl: floa
         event.terminal = True
         return event
 
-    options = dict(rtol=1e-11, atol=1e-12, dense_output=True)
+    options = {'rtol': 1e-11, 'atol': 1e-12, 'dense_output': True}
     forward = solve_ivp(accelerate, (0.0, 20.0), [q0, 0.0], events=reach(q1), **options)
     backward = solve_ivp(brake_backward, (0.0, 20.0), [q1, 0.0], events=reach(q0), **options)
     q = np.linspace(q0, q1, 200001)[1:-1]
@@ -280,3 +281,105 @@ def test_pendulum_under_a_torque_limit_armature_payload_friction():
     base = durations['plain']
     for label in ('armature', 'payload', 'friction'):
         assert abs(durations[label] / base - 1.0) > 0.01, label
+
+
+def panda_path() -> np.ndarray:
+    """Return a 20-waypoint Panda path inside the joint limits."""
+    lower = np.array([-2.0, -1.0, -2.0, -2.8, -2.0, 0.5, -2.0])
+    upper = np.array([2.0, 1.0, 2.0, -0.5, 2.0, 3.0, 2.0])
+    return random_path(np.random.default_rng(7), lower, upper, 20)
+
+
+def test_panda_friction_armature_payload_change_the_answer_and_stay_certified():
+    robot = RobotModel.from_urdf_file(PANDA)
+    waypoints = panda_path()
+    effort = robot.effort_limit * 0.8
+    velocity = robot.velocity_limit
+    no_limit = np.full(robot.dof, np.inf)
+    durations = {}
+
+    def timed(label, friction=False):
+        trajectory = time_optimal_trajectory(robot, waypoints, effort_limit=effort,
+                                             friction=friction)
+        ratios = dense_check(robot, trajectory, velocity, no_limit, effort, friction=friction)
+        assert max(ratios.values()) <= 1.0, (label, ratios)
+        durations[label] = trajectory.duration
+        return trajectory
+
+    plain = timed('plain')
+    robot.actuators = robot.actuators.replace(viscous=np.full(7, 4.0),
+                                              coulomb=np.full(7, 2.0))
+    with_friction = timed('friction', friction=True)
+    # the efforts it reports are the model's, friction included, and an effort limit binds
+    t = np.linspace(0.0, with_friction.duration, 500)
+    sample = with_friction.sample(t)
+    assert np.allclose(sample.efforts, robot.inverse_dynamics(
+        sample.positions, sample.velocities, sample.accelerations) + robot.friction_torques(
+        sample.velocities), atol=1e-9)
+    assert with_friction.limit_ratios['effort'] > 0.999
+    # the friction-free timing run with friction on would exceed the effort limits
+    t = np.linspace(0.0, plain.duration, 4000)
+    sample = plain.sample(t)
+    lossy = sample.efforts + robot.friction_torques(sample.velocities)
+    assert np.max(np.abs(lossy) / effort) > 1.01
+    robot.actuators = robot.actuators.replace(viscous=np.zeros(7), coulomb=np.zeros(7))
+    robot.armature = np.full(7, 0.3)
+    timed('armature')
+    robot.armature = np.zeros(7)
+    robot.set_payload('panda_link7', 2.0, com=(0.0, 0.0, 0.1))
+    timed('payload')
+    print('panda durations', durations)
+    for label in ('friction', 'armature', 'payload'):
+        assert durations[label] > 1.005 * durations['plain'], label
+
+
+def test_infeasible_paths_are_refused_with_joint_limit_and_position():
+    robot = RobotModel.from_urdf_file(PANDA)
+    waypoints = panda_path()
+    gravity = np.abs(robot.gravity_torques(waypoints))
+    scale = 0.9 * float(np.max(gravity[:, 1]) / robot.effort_limit[1])
+    with pytest.raises(InfeasiblePathError) as caught:
+        time_optimal_trajectory(robot, waypoints, effort_scale=scale)
+    message = str(caught.value)
+    assert 'panda_joint2' in message and 'gravity torque alone' in message
+    assert 'effort limit' in message and 's = ' in message and 'of 20)' in message
+    assert caught.value.joint == 'panda_joint2' and caught.value.limit == 'effort'
+    # the position it names is where the gravity torque exceeds the scaled limit
+    q = SplinePath(waypoints).evaluate([caught.value.s])[0]
+    assert abs(robot.gravity_torques(q[0])[1]) > scale * robot.effort_limit[1]
+    # an end velocity beyond a joint's velocity limit
+    with pytest.raises(InfeasiblePathError, match='end_velocity: .*velocity limit'):
+        time_optimal_trajectory(robot, waypoints, end_velocity=100.0)
+    # an end velocity the effort limits cannot brake from or reach is refused, not slowed
+    with pytest.raises(InfeasiblePathError):
+        time_optimal_trajectory(robot, waypoints, start_velocity=0.5, effort_scale=0.3)
+
+
+@pytest.mark.parametrize('keywords, match', [
+    ({'velocity_limit': -1.0}, 'velocity_limit'),
+    ({'acceleration_limit': [1.0, 2.0]}, 'acceleration_limit'),
+    ({'effort_limit': float('nan')}, 'effort_limit'),
+    ({'effort_scale': 0.0}, 'effort_scale'),
+    ({'start_velocity': -0.1}, 'start_velocity'),
+    ({'grid_points': 1}, 'grid_points'),
+    ({'friction': 'yes'}, 'friction'),
+    ({'path_parameter': [0.0, 1.0]}, 'path_parameter')])
+def test_bad_arguments_name_the_keyword(keywords, match):
+    robot = RobotModel.from_urdf_file(PANDA)
+    with pytest.raises(ValueError, match=match):
+        time_optimal_trajectory(robot, panda_path(), **keywords)
+
+
+def test_bad_waypoints_are_named():
+    robot = RobotModel.from_urdf_file(PANDA)
+    with pytest.raises(ValueError, match='waypoints'):
+        time_optimal_trajectory(robot, np.zeros((5, 6)))
+    with pytest.raises(ValueError, match='waypoints: rows 1 and 2 are equal'):
+        time_optimal_trajectory(robot, np.repeat(panda_path()[:3], [1, 2, 1], axis=0))
+    bad = panda_path()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match='waypoints: row 3'):
+        time_optimal_trajectory(robot, bad)
+    trajectory = time_optimal_trajectory(robot, panda_path())
+    with pytest.raises(ValueError, match='t: times must lie in'):
+        trajectory.sample([trajectory.duration + 1.0])

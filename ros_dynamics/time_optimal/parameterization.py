@@ -38,29 +38,37 @@ exactly by eliminating u_i (Fourier-Motzkin: every pair of an upper and a lower
 bound on u_i gives a bound on x_i), not by an LP solver. Forward pass: the
 greedy u_i = the largest admissible (alg. 1, step 2). Compiled with numba.
 
-Friction (``friction=True``): the actuators' friction torque f(qd) with
-qd = q' sqrt(x) is not linear in x (viscous b q' sqrt(x), Coulomb
-f_c tanh(q' sqrt(x) / v_s); why toppra cannot take it, toppra issue 92).
-It is handled by a fixed-point iteration: the rows use the friction of the
-previous solution's speed at each point (first: at rest), the problem is
-re-solved until the friction changes by less than 1e-9 of the effort
-limits (at most 30 rounds), so that at the end the rows hold the exact
-friction of the returned speed profile at every constraint point. The dense
-certification below then uses the exact friction at every sample.
+Friction (``friction=True``): the actuators' friction torque with
+qd = q' sqrt(x), F = o + sign(q') g(x) with
+g(x) = b |q'| sqrt(x) + f_c tanh(|q'| sqrt(x) / v_s), is not linear in x
+(why toppra cannot take it, toppra issue 92). g is concave and increasing, so it is bounded by lines, each a row of the same kind as
+the others: from above by f_c plus the tangent of the viscous part at a
+reference x_r, from below by the chords of g through 0, (2 v_s / |q'|)^2,
+x_r and 4 x_r (their minimum, i.e. one row per chord) and the constant
+g(4 x_r); both bounds are exact at x_r. The first solve takes the friction at
+rest; then x_r is set to the last solution at every point and the problem
+re-solved until the duration changes by less than 1e-7 (at most 30
+rounds). Each solve is feasible for the true friction at its constraint
+points (the bounds are conservative) and each keeps the previous one
+feasible (the bounds are exact there), so the durations decrease to a fixed
+point whose rows hold the exact friction of the returned profile. Measured
+on a pendulum against its closed form: the grid error shrinks as h^0.7
+with friction (1.4e-3 of the duration at 4001 points), as h without.
 
 Certification. Before returning, the motion is evaluated at >= 1 kHz and
 >= 10 samples per grid interval with the same inverse dynamics (and
 friction); every velocity, acceleration and effort must be within its limit
 (no tolerance), plus in each interval the largest second difference of the
 samples / 8, which bounds how far a smooth curve can rise between two samples
-(delta^2 max|f''| / 8). Where a sample exceeds one, that limit is lowered at that
-interval's three points and its neighbours' midpoints by twice the excess and
-the problem re-solved (at most 16 rounds); a motion that still violates a limit raises RuntimeError.
+(delta^2 max|f''| / 8). Where a sample exceeds one, that limit is lowered at
+that interval's three points and its neighbours' midpoints by twice the
+excess and the problem re-solved (at most 16 rounds, re-checking only the
+intervals whose motion changed); a motion that still violates a limit raises
+RuntimeError. The spline's knots are put on the grid (its third derivative
+jumps there, so the effort has a kink that samples around it would miss).
 The solver itself keeps a relative margin of 1e-6 below every limit so that
 floating-point rounding never produces a violation at a grid point.
 """
-
-from typing import Optional
 
 import numba
 import numpy as np
@@ -307,10 +315,11 @@ class _Problem:
         Per point and joint, with w = |q'| and sigma = sign(q'), the friction
         is F(x) = o + sigma g(x), g(x) = b w sqrt(x) + f_c tanh(w sqrt(x) / v_s),
         concave and increasing in x >= 0. f_c plus the tangent of b w sqrt(x)
-        at the reference x_r is an upper bound of g for every x; the chords through 0, (2 v_s / w)^2,
-        x_r, 4 x_r and the constant g(4 x_r) beyond are, as their minimum, a
-        lower bound. Both are exact at x_r (the upper one where
-        w sqrt(x_r) >> v_s, i.e. once the Coulomb term has saturated). Shapes (2K+1, dof) and (4, 2K+1, dof).
+        at the reference x_r is an upper bound of g for every x; the chords
+        through 0, (2 v_s / w)^2, x_r, 4 x_r and the constant g(4 x_r) beyond
+        are, as their minimum, a lower bound. Both are exact at x_r (the
+        upper one once the Coulomb term has saturated, w sqrt(x_r) >> v_s).
+        Shapes (2K+1, dof) and (4, 2K+1, dof).
         """
         actuators = self.robot.actuators
         b, f_c, v_s = actuators.viscous, actuators.coulomb, actuators.friction_velocity
@@ -341,7 +350,7 @@ class _Problem:
 
     def rows(self) -> tuple:
         """
-        Return the rows (a, b, c, lo, hi), each (2K+1, R): lo <= a u + b x + c <= hi.
+        Build the constraint rows: lo <= a u + b x + c <= hi, each (2K+1, R).
 
         Columns: effort (two-sided; with friction one tangent row and four
         chord rows per joint, one-sided), acceleration, velocity. Sets
@@ -431,7 +440,7 @@ def _row_name(problem: _Problem, r: int) -> tuple:
 
 def _explain_stage(problem: _Problem, stage: int, k_lo: np.ndarray, k_hi: np.ndarray,
                    rows: tuple) -> InfeasiblePathError:
-    """Name the two limits that leave no path acceleration at stage ``stage`` at the slowest speed."""
+    """Name the two limits that leave no path acceleration at ``stage`` at the slowest speed."""
     a_rows, b_rows, c_rows, lo_rows, hi_rows = rows
     s = problem.grid
     h = s[stage + 1] - s[stage]
@@ -516,7 +525,7 @@ class _Certificate:
         self.samples = 0
 
     def check(self, trajectory: TimeOptimalTrajectory, x: np.ndarray) -> bool:
-        """Check every limit at the dense samples; on violation lower those limits, return False."""
+        """Check every limit at the dense samples; on violation lower those limits (False)."""
         problem = self.problem
         if self.x is None:
             intervals = np.arange(x.size - 1)
@@ -590,8 +599,8 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
     the keyword), RuntimeError if the dense check still fails after the
     bounded re-solves (a bug: never a violating trajectory).
     """
-    if path_parameter is None and hasattr(waypoints, 'evaluate') and hasattr(waypoints,
-                                                                              'domain'):
+    is_path = hasattr(waypoints, 'evaluate') and hasattr(waypoints, 'domain')
+    if path_parameter is None and is_path:
         path = waypoints
     elif hasattr(waypoints, 'evaluate'):
         raise ValueError('path_parameter: must be None when waypoints is a path object')

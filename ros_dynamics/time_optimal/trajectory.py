@@ -84,7 +84,7 @@ class TimeOptimalTrajectory:
         self.waypoint_times = None if parameter is None else self.time_at(parameter)
 
     def time_at(self, s) -> np.ndarray:
-        """Return the times (s) the path parameters s (M,) are reached (inverse of the time law)."""
+        """Return the times (s) the path parameters s (M,) are reached (the time law inverted)."""
         s = np.clip(np.asarray(s, dtype=float), self.grid[0], self.grid[-1])
         i = np.clip(np.searchsorted(self.grid, s, side='right') - 1, 0, self.grid.size - 2)
         v0, u = self.path_velocity[i], self.path_acceleration[i]
@@ -151,8 +151,8 @@ class TimeOptimalTrajectory:
         counts = steps + 1
         owner = np.repeat(intervals, counts)
         offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        times = np.repeat(self.grid_times[intervals], counts) + np.repeat(dt / steps,
-                                                                         counts) * offsets
+        step = np.repeat(dt / steps, counts)
+        times = np.repeat(self.grid_times[intervals], counts) + step * offsets
         return np.minimum(times, self.duration), owner
 
     def __repr__(self) -> str:
