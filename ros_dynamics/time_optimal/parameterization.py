@@ -41,8 +41,8 @@ greedy u_i = the largest admissible (alg. 1, step 2). Compiled with numba.
 Friction (``friction=True``): the actuators' friction torque with
 qd = q' sqrt(x), F = o + sign(q') g(x) with
 g(x) = b |q'| sqrt(x) + f_c tanh(|q'| sqrt(x) / v_s), is not linear in x
-(why toppra cannot take it, toppra issue 92). g is concave and increasing, so it is bounded by lines, each a row of the same kind as
-the others: from above by f_c plus the tangent of the viscous part at a
+(why toppra cannot take it, toppra issue 92). g is concave and increasing,
+so it is bounded by lines, each a row of the same kind as the others: from above by f_c plus the tangent of the viscous part at a
 reference x_r, from below by the chords of g through 0, (2 v_s / |q'|)^2,
 x_r and 4 x_r (their minimum, i.e. one row per chord) and the constant
 g(4 x_r); both bounds are exact at x_r. The first solve takes the friction at
