@@ -43,9 +43,13 @@ class ToppraResult(NamedTuple):
 
 
 def toppra_time(urdf: str, waypoints: np.ndarray, path_parameter: np.ndarray,
-                velocity: np.ndarray, effort: np.ndarray, grid_points: int = 1000,
+                velocity: np.ndarray, effort: np.ndarray, grid_points: Optional[int] = 1000,
                 acceleration: Optional[np.ndarray] = None) -> ToppraResult:
-    """Time the spline through waypoints with toppra + Pinocchio RNEA; limits (dof,)."""
+    """
+    Time the spline through waypoints with toppra + Pinocchio RNEA; limits (dof,).
+
+    grid_points None: toppra's own grid (its ``gridpoints=None`` default).
+    """
     model = pin.buildModelFromUrdf(urdf)
     data = model.createData()
 
@@ -62,7 +66,8 @@ def toppra_time(urdf: str, waypoints: np.ndarray, path_parameter: np.ndarray,
         constraints.append(toppra.constraint.JointAccelerationConstraint(
             np.stack((-acceleration, acceleration), axis=1),
             discretization_scheme=toppra.constraint.DiscretizationType.Interpolation))
-    grid = np.linspace(path_parameter[0], path_parameter[-1], grid_points)
+    grid = (None if grid_points is None
+            else np.linspace(path_parameter[0], path_parameter[-1], grid_points))
     algorithm = toppra.algorithm.TOPPRA(constraints, path, gridpoints=grid,
                                         solver_wrapper='seidel',
                                         parametrizer='ParametrizeConstAccel')

@@ -141,13 +141,13 @@ class TimeOptimalTrajectory:
         Return the certification times (M,) and their grid interval (M,).
 
         Each interval i of ``intervals`` (default: all) gets
-        n_i = max(per_interval, ceil(rate (t_{i+1} - t_i))) equal steps, both ends
-        included: >= ``per_interval`` samples per interval and >= ``rate`` Hz.
+        n_i = max(per_interval - 1, ceil(rate (t_{i+1} - t_i))) equal steps, both
+        ends included: >= ``per_interval`` samples per interval and >= ``rate`` Hz.
         """
         if intervals is None:
             intervals = np.arange(self.grid.size - 1)
         dt = self.grid_times[intervals + 1] - self.grid_times[intervals]
-        steps = np.maximum(per_interval, np.ceil(dt * rate).astype(np.int64))
+        steps = np.maximum(per_interval - 1, np.ceil(dt * rate).astype(np.int64))
         counts = steps + 1
         owner = np.repeat(intervals, counts)
         offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
