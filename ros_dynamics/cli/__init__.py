@@ -34,7 +34,7 @@ from typing import Optional, Sequence
 
 from ros_dynamics.cli.common import CLIError, PROGRAM
 
-SUBCOMMANDS = ('info', 'torques', 'simulate', 'excite', 'identify')
+SUBCOMMANDS = ('info', 'torques', 'simulate', 'excite', 'identify', 'retime')
 
 
 def version() -> str:

@@ -40,22 +40,22 @@ steps on the concave gap between the tightest upper and lower bound on u_i,
 which reach the same vertices in a few O(rows) passes. Forward pass: the
 greedy u_i = the largest admissible (alg. 1, step 2). Compiled with numba.
 
-Friction (``friction=True``): the actuators' friction torque with
-qd = q' sqrt(x), F = o + sign(q') g(x) with
-g(x) = b |q'| sqrt(x) + f_c tanh(|q'| sqrt(x) / v_s), is not linear in x
-(why toppra cannot take it, toppra issue 92). g is concave and increasing,
-so it is bounded by lines, each a row of the same kind as the others: from
-above by f_c plus the tangent of the viscous part at a reference x_r, from below by the chords of g through 0, (2 v_s / |q'|)^2,
-x_r and 4 x_r (their minimum, i.e. one row per chord) and the constant
-g(4 x_r); both bounds are exact at x_r. The first solve takes the friction at
-rest; then x_r is set to the last solution at every point and the problem
-re-solved until the duration changes by less than 1e-7 (at most 30
-rounds). Each solve is feasible for the true friction at its constraint
-points (the bounds are conservative) and each keeps the previous one
-feasible (the bounds are exact there), so the durations decrease to a fixed
-point whose rows hold the exact friction of the returned profile. Measured
-on a pendulum against its closed form: the grid error shrinks as h^0.7
-with friction (1.4e-3 of the duration at 4001 points), as h without.
+Friction (``friction=True``): the actuators' friction torque with qd = q'
+sqrt(x), F = o + sign(q') g(x) with g(x) = b |q'| sqrt(x) + f_c tanh(|q'|
+sqrt(x) / v_s), is not linear in x (why toppra cannot take it, toppra issue
+92). g is concave and increasing, so it is bounded by lines, each a row of the
+same kind as the others: from above by f_c plus the tangent of the viscous part
+at a reference x_r, from below by the chords of g through 0, (2 v_s / |q'|)^2,
+x_r and 4 x_r (their minimum, i.e. one row per chord) and the constant g(4
+x_r); both bounds are exact at x_r. The first solve takes the friction at rest;
+then x_r is set to the last solution at every point and the problem re-solved
+until the duration changes by less than 1e-7 (at most 30 rounds). Each solve is
+feasible for the true friction at its constraint points (the bounds are
+conservative) and each keeps the previous one feasible (the bounds are exact
+there), so the durations decrease to a fixed point whose rows hold the exact
+friction of the returned profile. Measured on a pendulum against its closed
+form: the grid error shrinks as h^0.7 with friction (1.4e-3 of the duration at
+4001 points), as h without.
 
 Certification. Before returning, the motion is evaluated at >= 1 kHz and
 >= 10 samples per grid interval with the same inverse dynamics (and
@@ -794,6 +794,10 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
         trajectory = TimeOptimalTrajectory(robot, path, grid, x, u, friction, [])
         if certificate.check(trajectory, x):
             trajectory.binding = _binding(problem, x, u, trajectory.grid_times)
+            trajectory.speed_limit = np.sqrt(np.minimum(k_hi, problem.x_velocity[0::2]))
+            trajectory.velocity_limit = velocity
+            trajectory.acceleration_limit = acceleration
+            trajectory.effort_limit = effort
             trajectory.friction_rounds = friction_rounds
             trajectory.certify_rounds = rounds
             return trajectory

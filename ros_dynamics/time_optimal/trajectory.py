@@ -62,7 +62,11 @@ class TimeOptimalTrajectory:
     ``limit_ratios`` {'velocity', 'acceleration', 'effort'}: the largest
     |value| / limit over the dense certification samples (<= 1);
     ``samples_checked`` how many times that check evaluated; ``friction`` whether
-    efforts include joint friction.
+    efforts include joint friction; ``speed_limit`` (K+1,) the limit curve: the
+    fastest path speed at each grid point from which the rest of the path can
+    still be followed (the controllable sets of TOPP-RA, capped by the velocity
+    limits); ``velocity_limit``, ``acceleration_limit``, ``effort_limit`` (dof,)
+    the limits it was timed under (effort: times effort_scale).
     """
 
     def __init__(self, robot, path, grid: np.ndarray, x: np.ndarray, u: np.ndarray,
