@@ -172,7 +172,7 @@ def _plots(directory: str, model, trajectory, times: np.ndarray) -> None:
     ax.set_title('phase plane')
     ax.grid(True, alpha=0.3)
     ax.set_ylim(0.0, 1.2 * float(np.max(trajectory.path_velocity)) + 1e-9)
-    ax.legend(loc='lower center', fontsize='small')
+    ax.legend(loc='best', fontsize='small')
     figure.savefig(os.path.join(directory, 'phase.png'), dpi=110, bbox_inches='tight')
     plt.close(figure)
     efforts = trajectory.sample(times).efforts
