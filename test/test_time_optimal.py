@@ -388,3 +388,41 @@ def test_bad_waypoints_are_named():
     trajectory = time_optimal_trajectory(robot, panda_path())
     with pytest.raises(ValueError, match='t: times must lie in'):
         trajectory.sample([trajectory.duration + 1.0])
+
+
+def test_moving_ends_and_a_path_object_of_your_own():
+    # entering and leaving at the velocity limit: the whole path at that speed, T = D / V
+    distance, velocity = 2.0, 1.5
+    used = velocity * (1.0 - MARGIN)
+    trajectory = time_optimal_trajectory(
+        line_robot(), [[0.0], [distance]], velocity_limit=velocity, acceleration_limit=1.0,
+        effort_limit=np.inf, start_velocity=used, end_velocity=used, grid_points=101)
+    assert trajectory.duration == pytest.approx(distance / used, rel=1e-9)
+    with pytest.raises(InfeasiblePathError, match='start_velocity'):
+        time_optimal_trajectory(line_robot(), [[0.0], [distance]], velocity_limit=velocity,
+                                acceleration_limit=1.0, start_velocity=1.01 * velocity)
+
+    class Circle:
+        """A joint-space circle q(s) = centre + r (cos s, sin s) of the 2R arm, s in [0, pi]."""
+
+        domain, dof = (0.0, np.pi), 2
+        centre, radius = np.array([-0.6, 1.0]), 0.5
+
+        def evaluate(self, s):
+            s = np.asarray(s)[:, None]
+            direction = np.hstack((np.cos(s), np.sin(s)))
+            turn = np.hstack((-np.sin(s), np.cos(s)))
+            return (self.centre + self.radius * direction, self.radius * turn,
+                    -self.radius * direction)
+
+    robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'planar_2r.urdf'))
+    own = time_optimal_trajectory(robot, Circle(), effort_scale=0.8)
+    assert own.waypoint_times is None and max(own.limit_ratios.values()) <= 1.0
+    ratios = dense_check(robot, own, robot.velocity_limit, np.full(2, np.inf),
+                         0.8 * robot.effort_limit)
+    assert max(ratios.values()) <= 1.0
+    # the same circle through 200 waypoints at the same path parameter
+    s = np.linspace(0.0, np.pi, 200)
+    spline = time_optimal_trajectory(robot, Circle().evaluate(s)[0], path_parameter=s,
+                                     effort_scale=0.8)
+    assert spline.duration == pytest.approx(own.duration, rel=2e-3)
