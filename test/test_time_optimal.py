@@ -426,3 +426,53 @@ def test_moving_ends_and_a_path_object_of_your_own():
     spline = time_optimal_trajectory(robot, Circle().evaluate(s)[0], path_parameter=s,
                                      effort_scale=0.8)
     assert spline.duration == pytest.approx(own.duration, rel=2e-3)
+
+
+@pytest.mark.fuzz
+def test_fuzz_against_toppra():
+    # random paths, effort scales and acceleration limits on UR5 and Panda; budget scaled by
+    # ROS_DYNAMICS_FUZZ_SCALE (default 1: 8 paths a robot)
+    scale = float(os.environ.get('ROS_DYNAMICS_FUZZ_SCALE', '1'))
+    rng = np.random.default_rng()
+    solved_with_friction = 0
+    for urdf in (example_urdf('ur_description/urdf/ur5_robot.urdf'), PANDA):
+        robot = RobotModel.from_urdf_file(urdf)
+        lower, upper = np.maximum(robot.lower, -2.8), np.minimum(robot.upper, 2.8)
+        for _ in range(max(1, int(8 * scale))):
+            waypoints = random_path(rng, lower, upper, int(rng.integers(5, 60)))
+            effort = robot.effort_limit * rng.uniform(0.3, 1.0)
+            acceleration = rng.uniform(2.0, 20.0, robot.dof) if rng.random() < 0.5 else None
+            path = SplinePath(waypoints)
+            reference = toppra_time(urdf, waypoints, path.path_parameter, robot.velocity_limit,
+                                    effort, acceleration=acceleration)
+            try:
+                ours = time_optimal_trajectory(robot, waypoints, effort_limit=effort,
+                                               acceleration_limit=acceleration,
+                                               grid_points=1000)
+            except InfeasiblePathError as error:
+                # refused: toppra must fail too, or its timing must break a limit
+                assert reference.duration is None or max(worst_ratios(
+                    robot, reference.trajectory, robot.velocity_limit, effort).values()) > 1.0, \
+                    str(error)
+                continue
+            limits = np.full(robot.dof, np.inf) if acceleration is None else acceleration
+            assert max(dense_check(robot, ours, robot.velocity_limit, limits,
+                                   effort).values()) <= 1.0
+            if reference.duration is not None:
+                assert ours.duration <= 1.01 * reference.duration
+        # with random viscous and Coulomb friction (no reference: certified, or refused)
+        for _ in range(max(1, int(4 * scale))):
+            waypoints = random_path(rng, lower, upper, int(rng.integers(5, 60)))
+            effort = robot.effort_limit * rng.uniform(0.5, 1.0)
+            robot.actuators = robot.actuators.replace(
+                viscous=rng.uniform(0.0, 0.1, robot.dof) * effort,
+                coulomb=rng.uniform(0.0, 0.1, robot.dof) * effort)
+            try:
+                ours = time_optimal_trajectory(robot, waypoints, effort_limit=effort,
+                                               friction=True)
+            except InfeasiblePathError:
+                continue
+            assert max(dense_check(robot, ours, robot.velocity_limit, np.full(robot.dof, np.inf),
+                                   effort, friction=True).values()) <= 1.0
+            solved_with_friction += 1
+    assert solved_with_friction > 0
