@@ -74,3 +74,22 @@ class IdentificationWarning(UserWarning):
 
 class NonPhysicalEstimateWarning(IdentificationWarning):
     """An unconstrained fit (``consistent=False``) came out physically impossible."""
+
+
+class InfeasiblePathError(ValueError):
+    """
+    A path that no timing can follow within the limits (time-optimal parameterization).
+
+    Raised by ``time_optimal_trajectory``; the message names the joint, the
+    limit and the path position (path parameter s and the waypoints around it),
+    e.g. a pose whose gravity torque alone exceeds the effort limit, or an end
+    velocity the limits cannot reach. ``joint``, ``limit`` and ``s`` hold the
+    same facts for programs (``joint``/``limit`` None when no single one is to
+    blame).
+    """
+
+    def __init__(self, message: str, joint=None, limit=None, s=None) -> None:
+        super().__init__(message)
+        self.joint = joint
+        self.limit = limit
+        self.s = s

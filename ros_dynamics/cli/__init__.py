@@ -37,7 +37,7 @@ import warnings
 
 from ros_dynamics.cli.common import CLIError, PROGRAM, show_warning
 
-SUBCOMMANDS = ('info', 'torques', 'simulate', 'excite', 'identify')
+SUBCOMMANDS = ('info', 'torques', 'simulate', 'excite', 'identify', 'retime')
 
 
 def version() -> str:
