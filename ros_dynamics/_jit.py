@@ -54,7 +54,6 @@ process compiles what it calls; whichever gets to a kernel second loads it
 from the cache. ``ROS_DYNAMICS_PRECOMPILE=0`` turns this off.
 """
 
-import ctypes
 import hashlib
 import importlib
 import json
@@ -69,7 +68,6 @@ import tempfile
 import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence
-import warnings
 
 import llvmlite
 import llvmlite.binding
@@ -567,71 +565,3 @@ def _start_warming() -> None:
             os.unlink(lock)
         except OSError:
             pass
-
-
-_ENTRY_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                                   ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
-                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
-
-
-def _is_vector(value, n: int) -> bool:
-    """Return True for exactly a float64 C-contiguous aligned native ndarray of shape (n,)."""
-    return (type(value) is np.ndarray and value.shape == (n,) and value.dtype == np.float64
-            and value.flags.c_contiguous and value.flags.aligned)
-
-
-class CtypesStateCall:
-    """
-    ``_statecall.StateCall`` in Python over ctypes: the fallback without the C extension.
-
-    Same interface and results (a call costs a few microseconds more):
-    ``call(*states)`` returns a new output array, or None when an argument is
-    not a float64 C-contiguous vector of n or the kernel refuses the state;
-    ``call.into(out, *states)`` returns the kernel's status.
-    """
-
-    def __init__(self, address: int, model: np.ndarray, n: int, inputs: int, out_shape: tuple,
-                 extra: Optional[np.ndarray] = None) -> None:
-        if not address or not 1 <= inputs <= 3 or n < 0:
-            raise ValueError('StateCall: bad address, n or number of inputs')
-        self._function = _ENTRY_FUNCTION(address)
-        self._model = np.ascontiguousarray(model, dtype=np.float64)
-        self._extra = None if extra is None else np.ascontiguousarray(extra, dtype=np.float64)
-        self._n, self._inputs, self._out_shape = n, inputs, tuple(out_shape)
-
-    def __call__(self, *states) -> Optional[np.ndarray]:
-        """Return the kernel's output for the states, or None (see the class)."""
-        if len(states) != self._inputs or not all(_is_vector(s, self._n) for s in states):
-            return None
-        out = np.empty(self._out_shape)
-        return out if self.into(out, *states) == 0 else None
-
-    def into(self, out: np.ndarray, *states) -> int:
-        """Run the kernel into ``out``; return its status."""
-        if len(states) != self._inputs:
-            raise TypeError(f'into(out, ...) takes the output and {self._inputs} state arrays')
-        if (type(out) is not np.ndarray or out.shape != self._out_shape
-                or out.dtype != np.float64 or not out.flags.c_contiguous
-                or not out.flags.writeable):
-            raise TypeError('out: expected a writable C-contiguous float64 array of the '
-                            "kernel's output shape")
-        for k, state in enumerate(states):
-            if not _is_vector(state, self._n):
-                raise TypeError(f'state argument {k}: expected a C-contiguous float64 array '
-                                f'of shape ({self._n},)')
-        pointers = [s.ctypes.data for s in states] + [None] * (3 - len(states))
-        extra = None if self._extra is None else self._extra.ctypes.data
-        return int(self._function(self._model.ctypes.data, self._model.shape[0], self._n,
-                                  *pointers, extra, out.ctypes.data))
-
-
-try:
-    from ros_dynamics._statecall import StateCall
-except ImportError:   # the optional C extension was not built: same results, slower calls
-    StateCall = CtypesStateCall
-    warnings.warn('ros_dynamics: the C extension ros_dynamics._statecall is not built, so '
-                  'single-state calls (gravity_torques, inverse_dynamics, mass_matrix, ...) go '
-                  'through ctypes, about 15-20x slower (gravity torques of a 7-joint arm: 25 us '
-                  'instead of 1.5 us). Reinstall with a C compiler and the Python headers '
-                  '(python3-dev): `pip install .` (pyproject.toml provides numpy to the build) '
-                  'or `colcon build`.', RuntimeWarning, stacklevel=2)

@@ -54,6 +54,7 @@ typedef struct {
     const double *extra_data;
     int64_t rows;
     npy_intp n;
+    npy_intp first;         /* the size of the first input: nq when it is q, else n */
     int inputs;
     int out_ndim;
     npy_intp out_shape[2];
@@ -94,7 +95,7 @@ static PyObject *statecall_vectorcall(PyObject *object, PyObject *const *args, s
         Py_RETURN_NONE;
     }
     for (int k = 0; k < self->inputs; k++) {
-        if (!is_vector(args[k], self->n, 1)) {
+        if (!is_vector(args[k], k == 0 ? self->first : self->n, 1)) {
             Py_RETURN_NONE;
         }
         inputs[k] = (const double *)PyArray_DATA((PyArrayObject *)args[k]);
@@ -129,10 +130,11 @@ static PyObject *statecall_into(PyObject *object, PyObject *const *args, Py_ssiz
         return NULL;
     }
     for (int k = 0; k < self->inputs; k++) {
-        if (!is_vector(args[k + 1], self->n, 0)) {
+        npy_intp size = k == 0 ? self->first : self->n;
+        if (!is_vector(args[k + 1], size, 0)) {
             PyErr_Format(PyExc_TypeError,
                          "state argument %d: expected a C-contiguous float64 array of shape "
-                         "(%zd,)", k, (Py_ssize_t)self->n);
+                         "(%zd,)", k, (Py_ssize_t)size);
             return NULL;
         }
         inputs[k] = (const double *)PyArray_DATA((PyArrayObject *)args[k + 1]);
@@ -142,14 +144,16 @@ static PyObject *statecall_into(PyObject *object, PyObject *const *args, Py_ssiz
 
 static PyObject *statecall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"address", "model", "n", "inputs", "out_shape", "extra", NULL};
+    static char *keywords[] = {"address", "model", "n", "inputs", "out_shape", "extra", "first",
+                               NULL};
     unsigned long long address;
     PyArrayObject *model;
-    Py_ssize_t n, rows_out = 0;
+    Py_ssize_t n, first = -1, rows_out = 0;
     int inputs;
     PyObject *out_shape, *extra = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!niO|O", keywords, &address,
-                                     &PyArray_Type, &model, &n, &inputs, &out_shape, &extra)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!niO|On", keywords, &address,
+                                     &PyArray_Type, &model, &n, &inputs, &out_shape, &extra,
+                                     &first)) {
         return NULL;
     }
     if (address == 0 || inputs < 1 || inputs > MAX_INPUTS || n < 0) {
@@ -196,6 +200,7 @@ static PyObject *statecall_new(PyTypeObject *type, PyObject *args, PyObject *kwa
     self->model_data = (const double *)PyArray_DATA(model);
     self->rows = PyArray_DIM(model, 0);
     self->n = n;
+    self->first = first >= 0 ? first : n;
     self->inputs = inputs;
     if (extra != Py_None) {
         Py_INCREF(extra);

@@ -27,10 +27,12 @@ transform ``joint_transform(model, i, q)``, the motion subspace S_i as
 joint velocity S_i qd_i (``joint_velocity``) and the projection S_i^T f of a
 body force onto the joint's coordinates (``add_joint_force``). The
 algorithms' passes loop over a joint's columns and never branch on its type.
-Every joint type here has S_i constant in body coordinates, so its bias
-c_J = dS/dt qd is zero (Featherstone 2008, eq. 4.10). q holds nq position
-coordinates and qd nv velocity coordinates (both the number of independent
-joints for the one-dof joints: revolute, continuous, prismatic). A mimic
+Every joint type here (revolute, continuous and prismatic, and Pinocchio's
+free-flyer, planar and spherical joints with their velocity conventions) has
+S_i constant in body coordinates, so its bias c_J = dS/dt qd is zero
+(Featherstone 2008, eq. 4.10). q holds nq position coordinates and qd nv
+velocity coordinates (a free-flyer 7 and 6, planar and spherical 4 and 3,
+the one-dof joints 1 and 1; docs/conventions.md). A mimic
 joint's coordinate is ``q_i = G_i q[k_i] + o_i`` of its leader's coordinate
 k_i (G = 1, o = 0 unless it mimics another), so mimic joints need no special
 case in the recursions beyond this map (Featherstone 2008, sec. 3.5).
@@ -59,9 +61,13 @@ from ros_dynamics.spatial import add, axis_rotation, dot, load3, load9, mat_mat,
 # ABA's joint-aligned fast path for one-dof joints)
 REVOLUTE = 0
 PRISMATIC = 1
-# URDF joint type -> (type code, nq, nv)
+FREE_FLYER = 2   # q (x, y, z, qx, qy, qz, qw), v (linear, angular) in the child frame
+PLANAR = 3       # q (x, y, cos theta, sin theta), v (vx, vy, omega) in the child frame
+SPHERICAL = 4    # q (qx, qy, qz, qw), v the angular velocity in the child frame
+# URDF joint type -> (type code, nq, nv); Pinocchio's conventions (docs/conventions.md)
 JOINT_TYPES = {'revolute': (REVOLUTE, 1, 1), 'continuous': (REVOLUTE, 1, 1),
-               'prismatic': (PRISMATIC, 1, 1)}
+               'prismatic': (PRISMATIC, 1, 1), 'floating': (FREE_FLYER, 7, 6),
+               'planar': (PLANAR, 4, 3), 'spherical': (SPHERICAL, 4, 3)}
 
 # ints columns
 PARENT = 0
@@ -138,7 +144,8 @@ def pack(ints: np.ndarray, reals: np.ndarray, nq: int, nv: int, gravity: np.ndar
     if inertia is not None:
         model[:nb, INERTIA_COLUMNS] += inertia
     if nb:
-        turns = np.array([axis_alignment(axis) for axis in reals[:, AXIS:AXIS + 3]])
+        turns = np.array([axis_alignment(axis) if nv == 1 else np.eye(3)   # ABA's fast path
+                          for axis, nv in zip(reals[:, AXIS:AXIS + 3], ints[:, JOINT_NV])])
         parents = ints[:, PARENT]
         parent_turns = np.where((parents >= 0)[:, None, None], turns[parents], np.eye(3))
         model[:nb, ALIGN_TREE_R:ALIGN_TREE_R + NALIGNED] = aligned_columns(
@@ -153,12 +160,28 @@ def pack(ints: np.ndarray, reals: np.ndarray, nq: int, nv: int, gravity: np.ndar
     return model
 
 
+def neutral_positions(ints: np.ndarray) -> np.ndarray:
+    """
+    Return the neutral configuration (nq,): Pinocchio's ``neutral``.
+
+    Zero for the one-dof joints and positions, the identity quaternion
+    (w = 1) of free-flyer and spherical joints, cos theta = 1 of planar ones.
+    """
+    q = np.zeros(int(np.sum(ints[:, JOINT_NQ])))
+    for code, w in ((FREE_FLYER, 6), (SPHERICAL, 3), (PLANAR, 2)):
+        q[ints[(ints[:, JTYPE] == code) & (ints[:, JOINT_NQ] > 0), QINDEX] + w] = 1.0
+    return q
+
+
 def subspace_columns(ints: np.ndarray, reals: np.ndarray) -> np.ndarray:
     """
     Return the motion subspaces (nb, 6 MAX_JOINT_NV): S_i's columns (angular, linear), body axes.
 
     Featherstone 2008, table 4.1: revolute (axis, 0), prismatic (0, axis),
-    with the unit axis in body coordinates; unused columns are zero.
+    with the unit axis in body coordinates; in the order of Pinocchio's
+    velocity coordinates, free-flyer (0, e_x), (0, e_y), (0, e_z), (e_x, 0),
+    (e_y, 0), (e_z, 0), planar (0, e_x), (0, e_y), (e_z, 0), spherical
+    (e_x, 0), (e_y, 0), (e_z, 0); unused columns are zero.
     """
     nb = ints.shape[0]
     columns = np.zeros((nb, 6 * MAX_JOINT_NV))
@@ -167,6 +190,14 @@ def subspace_columns(ints: np.ndarray, reals: np.ndarray) -> np.ndarray:
     prismatic = ints[:, JTYPE] == PRISMATIC
     columns[revolute, 0:3] = axis[revolute]
     columns[prismatic, 3:6] = axis[prismatic]
+    unit = np.eye(3)
+    for code, twists in ((FREE_FLYER, [(None, e) for e in unit] + [(e, None) for e in unit]),
+                         (PLANAR, [(None, unit[0]), (None, unit[1]), (unit[2], None)]),
+                         (SPHERICAL, [(e, None) for e in unit])):
+        rows = ints[:, JTYPE] == code
+        for a, (angular, linear) in enumerate(twists):
+            part = (angular, 0) if angular is not None else (linear, 3)
+            columns[rows, 6 * a + part[1]:6 * a + part[1] + 3] = part[0]
     return columns
 
 
@@ -383,11 +414,36 @@ def joint_transform(model, i, q):
     """
     tree_r = load9(model, i, TREE_R)
     tree_p = load3(model, i, TREE_P)
-    axis = load3(model, i, AXIS)
-    qi = joint_position(model, i, q)
-    if model[i, COL_JTYPE] == REVOLUTE:
-        return mat_mat(tree_r, axis_rotation(axis, qi)), tree_p
-    return tree_r, add(tree_p, scale(qi, mat_vec(tree_r, axis)))
+    jtype = model[i, COL_JTYPE]
+    if jtype == REVOLUTE:
+        return mat_mat(tree_r, axis_rotation(load3(model, i, AXIS),
+                                             joint_position(model, i, q))), tree_p
+    if jtype == PRISMATIC:
+        return tree_r, add(tree_p, scale(joint_position(model, i, q),
+                                         mat_vec(tree_r, load3(model, i, AXIS))))
+    k = position_index(model, i)
+    if jtype == FREE_FLYER:
+        rot, r = quaternion_rotation(q, k + 3), (q[k], q[k + 1], q[k + 2])
+    elif jtype == SPHERICAL:
+        rot, r = quaternion_rotation(q, k), (0.0, 0.0, 0.0)
+    else:   # PLANAR, in the joint frame's xy plane
+        c, s = q[k + 2], q[k + 3]
+        rot, r = (c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0), (q[k], q[k + 1], 0.0)
+    return mat_mat(tree_r, rot), add(tree_p, mat_vec(tree_r, r))
+
+
+@kernel
+def quaternion_rotation(q, k):
+    """
+    Return the rotation (row-major 9-tuple) of the unit quaternion q[k:k + 4] = (x, y, z, w).
+
+    Pinocchio's (and ROS's) order, w last; the quaternion is used as given
+    (``RobotModel`` normalises or refuses one that is not a unit quaternion).
+    """
+    x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
+    return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
+            2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w),
+            2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y))
 
 
 @kernel

@@ -43,18 +43,19 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
-from ros_dynamics._jit import ensure_compiled, StateCall
+from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
 from ros_dynamics.actuators.parameters import ActuatorParameters
 from ros_dynamics.exceptions import SingularMassMatrixError
 from ros_dynamics.joints import (COL_ARMATURE, IBAR, INERTIA_COLUMNS, JOINT_NQ, JOINT_NV, MASS,
-                                 MIMIC_GAIN, MIMIC_OFFSET, NACTUATOR, pack, QINDEX, VINDEX,
-                                 with_body_inertia)
+                                 MIMIC_GAIN, MIMIC_OFFSET, NACTUATOR, neutral_positions, pack,
+                                 QINDEX, VINDEX, with_body_inertia)
 from ros_dynamics.model_build import build_model_arrays, limits
 from ros_dynamics.payload import body_inertia_row, Payload, payload_of, validated_parts
 from ros_dynamics.runtime import as_array, did_you_mean, empty, run_batch, zeros
-from ros_dynamics.urdf import parse_urdf_string, read_urdf_file, RobotSpec
+from ros_dynamics.statecall import StateCall
+from ros_dynamics.urdf import parse_urdf_string, read_urdf_file, RobotSpec, with_root_joint
 
 FRAMES = ('world_aligned', 'local', 'world')
 _ARGUMENT_NAMES = {
@@ -119,7 +120,7 @@ class RobotModel:
         self._ints.setflags(write=False)
         self._reals.setflags(write=False)
         self._nq, self._nv = arrays.nq, arrays.nv
-        self._dof = self._nv   # q, qd, qdd and tau are validated as (dof,): nq = nv so far
+        self._dof = self._nv   # qd, qdd, tau (dof,); q (nq,)
         self._shape = (self._dof,)
         nb = self._ints.shape[0]
         self._mass_shape = (self._dof, self._dof)
@@ -128,18 +129,25 @@ class RobotModel:
         self._no_wrench_batch.setflags(write=False)
         self._zero_state = np.zeros(self._dof)
         self._zero_state.setflags(write=False)
+        self._neutral = neutral_positions(self._ints)
+        self._neutral.setflags(write=False)
         self._has_mimic = bool(np.any(self._ints[:, JOINT_NQ] == 0))   # a follower owns no q
+        # forward dynamics by M qdd = tau - b: ABA has no mimic and no multi-dof step yet
+        self._dense_forward = self._has_mimic or bool(np.any(self._ints[:, JOINT_NV] > 1))
         self._singular_tolerance = _singular_tolerance(self._reals)
         for key, value in limits(arrays.joint_specs).items():
             setattr(self, key, value)
-        self.continuous = np.array([s.type == 'continuous' for s in arrays.joint_specs])
-        self.continuous.setflags(write=False)
         self._gravity = np.zeros(3)
         self._model = None   # the packed kernel model, rebuilt on every change (_repack)
         # the body row of each coordinate's independent joint (its actuator terms go there)
         independent = set(arrays.joint_names)
         self._coordinate_body = np.array([i for i, name in enumerate(arrays.body_joints)
                                           if name in independent], dtype=np.int64)
+        joint_nq = self._ints[self._coordinate_body, JOINT_NQ]
+        self._joint_nv = self._ints[self._coordinate_body, JOINT_NV]
+        self.continuous = np.repeat([spec.type == 'continuous' for spec in arrays.joint_specs],
+                                    joint_nq).astype(bool)
+        self.continuous.setflags(write=False)
         self._update_lock = threading.Lock()
         # link -> (body, (mass, com, moments) as validated_parts, its (10,) inertia row);
         # replaced, never changed in place
@@ -153,17 +161,18 @@ class RobotModel:
             raise ValueError(f'actuators: parameters for joints {list(actuators.joint_names)}, '
                              f'expected {list(arrays.joint_names)}')
         self._actuators = actuators
-        self.effort_limit = actuators.effort_limit
-        self._fd_entry = (aba.forward_dynamics_dense_entry if self._has_mimic
+        self.effort_limit = np.repeat(actuators.effort_limit, self._joint_nv)   # (nv,)
+        self.effort_limit.setflags(write=False)
+        self._fd_entry = (aba.forward_dynamics_dense_entry if self._dense_forward
                           else aba.forward_dynamics_entry)
-        self._fd_batch = (aba.forward_dynamics_dense_batch if self._has_mimic
+        self._fd_batch = (aba.forward_dynamics_dense_batch if self._dense_forward
                           else aba.forward_dynamics_batch)
         self.gravity = gravity
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_urdf_string(cls, xml: str, gravity=(0.0, 0.0, -9.81), mimic: bool = True,
-                         actuators=None) -> 'RobotModel':
+                         actuators=None, root_joint: Optional[str] = None) -> 'RobotModel':
         """
         Build a model from URDF text (what the ``robot_description`` parameter holds).
 
@@ -171,15 +180,21 @@ class RobotModel:
         (gear ratios, rotor inertia or armature, friction, effort limits per
         joint; actuators/description.py). The URDF's transmissions and
         ``<dynamics>`` are read either way; the YAML takes precedence.
+        root_joint: None (the URDF as written: its root link is fixed to the
+        world unless a joint says otherwise), 'floating' or 'planar': that
+        joint, named 'root_joint', between the world and the root link, as
+        Pinocchio's ``buildModelFromUrdf(path, JointModelFreeFlyer())`` (legged
+        and humanoid URDFs describe no base joint). Conventions:
+        docs/conventions.md.
         """
-        spec = parse_urdf_string(xml)
+        spec = with_root_joint(parse_urdf_string(xml), root_joint)
         return cls(spec, gravity, mimic, actuators, transmissions_of(xml))
 
     @classmethod
     def from_urdf_file(cls, path: str, gravity=(0.0, 0.0, -9.81), mimic: bool = True,
-                       actuators=None) -> 'RobotModel':
-        """Build a model from a URDF file (actuators: as ``from_urdf_string``)."""
-        return cls.from_urdf_string(read_urdf_file(path), gravity, mimic, actuators)
+                       actuators=None, root_joint: Optional[str] = None) -> 'RobotModel':
+        """Build a model from a URDF file (actuators, root_joint: as ``from_urdf_string``)."""
+        return cls.from_urdf_string(read_urdf_file(path), gravity, mimic, actuators, root_joint)
 
     # ------------------------------------------------------------------ description
     @property
@@ -326,7 +341,8 @@ class RobotModel:
                              f'expected {list(self.joint_names)}')
         with self._update_lock:
             self._actuators = value
-            self.effort_limit = value.effort_limit
+            self.effort_limit = np.repeat(value.effort_limit, self._joint_nv)
+            self.effort_limit.setflags(write=False)
             self._repack()
 
     @property
@@ -374,7 +390,7 @@ class RobotModel:
         out = np.empty(qd.shape)
         if qd.ndim == 1:
             call = self._bind('_friction_call', friction_kernels.friction_torques_entry, 1,
-                              self._shape)
+                              self._shape, first=self._nv)
             self._check_status(call.into(out, qd), ('qd',), (qd,))
             return out
         ensure_compiled(friction_kernels.friction_torques_batch)
@@ -442,14 +458,18 @@ class RobotModel:
         self._link_calls = {kind: {} for kind in _LINK_ENTRIES}   # kind -> link -> call
         self._jacobian_calls = self._link_calls['jacobian']
 
-    def _bind(self, name: str, entry, inputs: int, out_shape: tuple):
-        """Return the single-state call ``name`` bound to this model, binding it on first use."""
+    def _bind(self, name: str, entry, inputs: int, out_shape: tuple, first: int = -1):
+        """
+        Return the single-state call ``name`` bound to this model, binding it on first use.
+
+        ``first``: the size of its first state argument, nq (q) unless given.
+        """
         call = getattr(self, name)
         if call is _unbound:
             ensure_compiled(entry)
             model = self._model
             call = StateCall(entry.address, model, self._dof, inputs, out_shape,
-                             self._no_wrench_batch)
+                             self._no_wrench_batch, self._nq if first < 0 else first)
             setattr(self, name, call)
             if self._model is not model:   # swapped meanwhile (_repack): bind again next time
                 setattr(self, name, _unbound)
@@ -475,6 +495,15 @@ class RobotModel:
                              f'{did_you_mean(name, self.joint_names)} '
                              f'(joints: {", ".join(self.joint_names)})') from None
 
+    def neutral_configuration(self) -> np.ndarray:
+        """
+        Return the neutral configuration q (nq,): zeros, identity quaternions, cos theta = 1.
+
+        Pinocchio's ``neutral``: a free-flyer at the world origin, unrotated,
+        every one-dof joint at 0.
+        """
+        return self._neutral.copy()
+
     def q_slice(self, joint: str) -> slice:
         """Return the slice of q holding ``joint``'s position coordinates (Pinocchio's idx_q)."""
         body = self._coordinate_body[self.joint_index(joint)]
@@ -496,20 +525,28 @@ class RobotModel:
 
     # ------------------------------------------------------------------ validation
     def _state(self, value, name: str) -> np.ndarray:
+        """Return a validated q (name 'q': nq entries) or velocity-sized state (nv), or batch."""
         array = as_array(value, name)
-        if array.shape == self._shape:
+        size = self._nq if name == 'q' else self._nv
+        if array.shape == (size,):
             return array
-        if array.ndim == 2 and array.shape[1] == self._dof:
+        if array.ndim == 2 and array.shape[1] == size:
             if not np.all(np.isfinite(array)):
                 row = int(np.argwhere(~np.isfinite(array))[0, 0])
                 raise ValueError(f'{name}: row {row} contains NaN or Inf')
             return array
-        raise ValueError(f'{name}: expected shape ({self._dof},) or (N, {self._dof}) '
-                         f'for joints {list(self.joint_names)}, got shape {array.shape}')
+        raise ValueError(f'{name}: expected shape ({size},) or (N, {size}) '
+                         f'for {self._coordinates_of(name)}, got shape {array.shape}')
+
+    def _coordinates_of(self, name: str) -> str:
+        """Return what the entries of a state called ``name`` are, for error messages."""
+        if name == 'q' and self._nq != self._nv:
+            return f'the positions of joints {list(self.joint_names)} (nq = {self._nq})'
+        return f'joints {list(self.joint_names)}'
 
     def _states(self, names: tuple, *values) -> tuple:
         arrays = tuple(self._state(v, n) for n, v in zip(names, values))
-        shapes = {a.shape for a in arrays}
+        shapes = {a.shape[:-1] for a in arrays}
         if len(shapes) > 1:
             raise ValueError(f'{", ".join(names)}: shapes differ '
                              f'({", ".join(str(a.shape) for a in arrays)})')
@@ -614,7 +651,7 @@ class RobotModel:
         names = _ARGUMENT_NAMES['inverse_dynamics']
         q, qd, qdd = self._states(names, q, qd, qdd)
         wrenches = self._link_wrenches(external_wrenches)
-        tau = np.empty(q.shape)
+        tau = np.empty(qd.shape)
         if q.ndim == 1 and wrenches is None:
             if friction:
                 call = self._bind('_idf_call', friction_kernels.inverse_dynamics_friction_entry,
@@ -625,12 +662,12 @@ class RobotModel:
             return tau
         # batches, and single states with wrenches (a batch of one: one kernel less to compile)
         q, qd, qdd = self._as_batch(names, q, qd, qdd)
-        out = tau.reshape(q.shape)
+        out = tau.reshape(qd.shape)
         model = self._model
         self._run_states(rnea.inverse_dynamics_batch, wrenches, (q, qd, qdd), out)
         if friction and out.size:
             ensure_compiled(friction_kernels.friction_torques_batch)
-            losses = np.empty(q.shape)
+            losses = np.empty(qd.shape)
             friction_kernels.friction_torques_batch(model, qd, losses)
             out += losses
         return tau
@@ -641,7 +678,7 @@ class RobotModel:
             return arrays
         self._check_status(1 if not all(np.all(np.isfinite(a)) for a in arrays) else 0, names,
                            arrays)
-        return tuple(a.reshape(1, self._dof) for a in arrays)
+        return tuple(a.reshape(1, a.shape[-1]) for a in arrays)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Return g(q) (N m): the joint torques that hold the robot still at q."""
@@ -650,7 +687,7 @@ class RobotModel:
             return tau
         q = self._state(q, 'q')
         if q.ndim == 2:
-            zero = np.zeros(q.shape)
+            zero = np.zeros((q.shape[0], self._nv))
             return self.inverse_dynamics(q, zero, zero)
         call = self._bind('_gravity_call', rnea.gravity_torques_entry, 1, self._shape)
         tau = np.empty(self._dof)
@@ -663,7 +700,7 @@ class RobotModel:
         if tau is not None:
             return tau
         q, qd = self._states(('q', 'qd'), q, qd)
-        return self.inverse_dynamics(q, qd, np.zeros(q.shape))
+        return self.inverse_dynamics(q, qd, np.zeros(qd.shape))
 
     def mass_matrix(self, q) -> np.ndarray:
         """Return the joint-space inertia M(q), (dof, dof) or (N, dof, dof), by CRBA (t. 6.2)."""
@@ -671,7 +708,7 @@ class RobotModel:
         if mass is not None:
             return mass
         q = self._state(q, 'q')
-        mass = empty(q.shape + (self._dof,), 'mass_matrix')
+        mass = empty(q.shape[:-1] + self._mass_shape, 'mass_matrix')
         if q.ndim == 1:
             call = self._bind('_mass_call', crba.mass_matrix_entry, 1, self._mass_shape)
             self._check_status(call.into(mass, q), ('q',), (q,))
@@ -686,7 +723,7 @@ class RobotModel:
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Return C(q, qd) (dof, dof) with C qd = bias - g and dM/dt - 2C skew-symmetric."""
         q, qd = self._states(('q', 'qd'), q, qd)
-        out = empty(q.shape + (self._dof,), 'coriolis_matrix')
+        out = empty(q.shape[:-1] + self._mass_shape, 'coriolis_matrix')
         if out.size == 0:
             return out
         ensure_compiled(coriolis.coriolis_matrix)
@@ -715,14 +752,14 @@ class RobotModel:
         names = _ARGUMENT_NAMES['forward_dynamics']
         q, qd, tau = self._states(names, q, qd, tau)
         wrenches = self._link_wrenches(external_wrenches)
-        qdd = np.empty(q.shape)
+        qdd = np.empty(qd.shape)
         if q.ndim == 1 and wrenches is None:
             call = self._bind('_fd_call', self._fd_entry, 3, self._shape)
             status = call.into(qdd, q, qd, tau)
         else:
             q, qd, tau = self._as_batch(names, q, qd, tau)
             status = self._run_states(self._fd_batch, wrenches, (q, qd, tau),
-                                      qdd.reshape(q.shape))
+                                      qdd.reshape(qd.shape))
         if status < 0:
             self._raise_singular(-status - 1)
         self._check_status(status, names, (q, qd, tau))
@@ -736,7 +773,7 @@ class RobotModel:
         model solves forward dynamics densely (mimic joints).
         """
         if coordinate is None:
-            coordinate = self._has_mimic
+            coordinate = self._dense_forward
         if coordinate:
             joint = self.joint_names[index]
             raise SingularMassMatrixError(
@@ -809,7 +846,7 @@ class RobotModel:
             ensure_compiled(entry)
             frame = np.append(self._arrays.link_offset[link][0], float(body))
             call = StateCall(entry.address, self._model, self._dof, len(states), out_shape,
-                             frame)
+                             frame, self._nq)
             calls[link] = call
         out = np.empty(out_shape)
         self._check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
@@ -817,9 +854,10 @@ class RobotModel:
 
     def _single(self, value, name: str) -> np.ndarray:
         array = as_array(value, name)
-        if array.shape != self._shape:
-            raise ValueError(f'{name}: expected shape ({self._dof},) for joints '
-                             f'{list(self.joint_names)}, got shape {array.shape}')
+        size = self._nq if name == 'q' else self._nv
+        if array.shape != (size,):
+            raise ValueError(f'{name}: expected shape ({size},) for '
+                             f'{self._coordinates_of(name)}, got shape {array.shape}')
         self._check_finite(array, name)
         return array
 
@@ -967,18 +1005,18 @@ class RobotModel:
 
         Evaluates inverse dynamics (with and without friction), the friction,
         forward dynamics, gravity, M and the operational space of the last
-        link once at q = qd = 0, so that the first real call
+        link once at the neutral q and qd = 0, so that the first real call
         does not wait for a compile (seconds with a cold cache). The nodes call
         it before they serve a model. A singular M at q = 0 is not an error here.
         """
-        zero = self._zero_state
+        zero, q = self._zero_state, self._neutral
         link = self.link_names[-1]
-        for call in (lambda: self.inverse_dynamics(zero, zero, zero),
-                     lambda: self.inverse_dynamics(zero, zero, zero, friction=True),
+        for call in (lambda: self.inverse_dynamics(q, zero, zero),
+                     lambda: self.inverse_dynamics(q, zero, zero, friction=True),
                      lambda: self.friction_torques(zero),
-                     lambda: self.gravity_torques(zero), lambda: self.mass_matrix(zero),
-                     lambda: self.forward_dynamics(zero, zero, zero),
-                     lambda: self.operational_space(zero, zero, link)):
+                     lambda: self.gravity_torques(q), lambda: self.mass_matrix(q),
+                     lambda: self.forward_dynamics(q, zero, zero),
+                     lambda: self.operational_space(q, zero, link)):
             try:
                 call()
             except SingularMassMatrixError:

@@ -171,11 +171,18 @@ def build_model_arrays(spec: RobotSpec, mimic: bool = True) -> ModelArrays:
 
 
 def limits(specs: tuple) -> dict:
-    """Return the per-coordinate limit arrays (+-inf where the URDF sets none)."""
-    def column(attribute: str) -> np.ndarray:
-        values = np.array([getattr(spec, attribute) for spec in specs], dtype=float)
+    """
+    Return the per-coordinate limit arrays (+-inf where the URDF sets none).
+
+    Position limits (lower, upper) have one entry per position coordinate
+    (nq), the others one per velocity coordinate (nv); a joint with several
+    coordinates (floating, planar, spherical) has none (+-inf, 0 damping).
+    """
+    def column(attribute: str, size: int) -> np.ndarray:
+        values = np.concatenate([np.full(JOINT_TYPES[spec.type][size], getattr(spec, attribute),
+                                         dtype=float) for spec in specs]) if specs else np.zeros(0)
         values.setflags(write=False)
         return values
-    return {'lower': column('lower'), 'upper': column('upper'),
-            'effort_limit': column('effort'), 'velocity_limit': column('velocity'),
-            'damping': column('damping'), 'friction': column('friction')}
+    return {'lower': column('lower', 1), 'upper': column('upper', 1),
+            'effort_limit': column('effort', 2), 'velocity_limit': column('velocity', 2),
+            'damping': column('damping', 2), 'friction': column('friction', 2)}

@@ -49,13 +49,13 @@ projection of a state set from Python stays in Python.
 from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
-from ros_dynamics import energy as energy_kernels
-from ros_dynamics import integrators, loop_closures
-from ros_dynamics._jit import ensure_compiled, StateCall
+from ros_dynamics import energy as energy_kernels, integrators, loop_closures
+from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import simulation_steps
 from ros_dynamics.model import RobotModel
 from ros_dynamics.runtime import as_array
+from ros_dynamics.statecall import StateCall
 from scipy.integrate import solve_ivp
 
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
@@ -105,6 +105,9 @@ class Simulator:
         closures: loop closures of a closed chain built on ``robot``;
         baumgarte: its (alpha, beta) in 1/s (see ClosedChain.forward_dynamics).
         """
+        if robot.nq != robot.nv:
+            raise ValueError(f'robot: nq {robot.nq}, nv {robot.nv}: floating, planar or ball '
+                             'joints are not simulated yet (one coordinate per joint)')
         self.robot = robot
         if closures is not None and closures.robot is not robot:
             raise ValueError('closures: the ClosedChain must be built on the simulated robot '

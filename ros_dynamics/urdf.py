@@ -47,7 +47,9 @@ import numpy as np
 
 from ros_dynamics.exceptions import URDFError, URDFWarning
 
-JOINT_TYPES = ('revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar')
+JOINT_TYPES = ('revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar', 'spherical')
+# joints with several coordinates: their position limits are not read (a quaternion has none)
+MULTI_DOF_TYPES = ('floating', 'planar', 'spherical')
 # The largest magnitude of a length (m), mass (kg), inertia (kg m^2), damping, friction or
 # mimic multiplier the algorithms carry in double precision: products such as
 # m |p|^2 qd^2 over a chain of bodies must stay far below 1.8e308. 1e30 is beyond any
@@ -242,9 +244,6 @@ def _parse_joint(joint: ElementTree.Element) -> JointSpec:
     if jtype not in JOINT_TYPES:
         raise URDFError(f'{what}: unknown joint type {jtype!r} '
                         f'(expected one of {", ".join(JOINT_TYPES)})')
-    if jtype in ('floating', 'planar'):
-        raise URDFError(f'{what}: {jtype} joints are not supported yet '
-                        '(floating bases are not implemented); remove the joint to fix the base')
     links = []
     for tag in ('parent', 'child'):
         element = joint.find(tag)
@@ -262,6 +261,12 @@ def _parse_joint(joint: ElementTree.Element) -> JointSpec:
         axis = axis / largest   # scaled first: the norm of (1e200, 0, 1e200) overflows
         axis = axis / float(np.linalg.norm(axis))
     lower, upper, effort, velocity = _parse_limits(joint, jtype, what)
+    if jtype in MULTI_DOF_TYPES:
+        if jtype == 'planar' and abs(abs(axis[2]) - 1.0) > 1e-9 and joint.find('axis') is not None:
+            warnings.warn(f'{what}: a planar joint moves in the xy plane of its frame (as in '
+                          f'Pinocchio); its <axis> {axis.tolist()} is ignored', URDFWarning,
+                          stacklevel=2)
+        lower, upper = -math.inf, math.inf
     damping = friction = 0.0
     dynamics = joint.find('dynamics')
     if dynamics is not None:
@@ -421,3 +426,32 @@ def read_urdf_file(path: str) -> str:
     except (OSError, UnicodeDecodeError) as error:
         raise URDFError(f'cannot read URDF file {path!r}: {error}') from None
     return text
+
+
+ROOT_JOINTS = {'floating': 'floating', 'free-flyer': 'floating', 'planar': 'planar'}
+
+
+def with_root_joint(spec: RobotSpec, root_joint: Optional[str]) -> RobotSpec:
+    """
+    Return ``spec`` with a joint ``root_joint`` between the world and its root link (or as is).
+
+    ``root_joint``: None (the URDF as written), 'floating' or 'planar': the
+    joint Pinocchio's ``buildModelFromUrdf(path, JointModelFreeFlyer())`` or
+    ``JointModelPlanar()`` adds, named 'root_joint', its frame the world
+    frame (legged and humanoid URDFs describe no base joint).
+    """
+    if root_joint is None:
+        return spec
+    if root_joint not in ROOT_JOINTS:
+        raise ValueError(f'root_joint: expected None, {", ".join(map(repr, ROOT_JOINTS))}, '
+                         f'got {root_joint!r}')
+    world = 'world'
+    while world in spec.links:
+        world = '_' + world
+    joint = JointSpec('root_joint', ROOT_JOINTS[root_joint], world, spec.root, np.eye(4),
+                      np.array([0.0, 0.0, 1.0]), -math.inf, math.inf, math.inf, math.inf,
+                      0.0, 0.0, None)
+    if joint.name in spec.joints:
+        raise URDFError(f'root_joint: the URDF already has a joint named {joint.name!r}')
+    return RobotSpec(spec.name, {world: None, **spec.links}, {joint.name: joint, **spec.joints},
+                     world)

@@ -581,7 +581,7 @@ def test_readme_command_line_section_runs(tmp_path):
     commands = [line.split('#')[0].split()[1:]
                 for line in re.findall(r'```bash\n(.*?)```', section, re.S)[0].splitlines()
                 if line.startswith('ros-dynamics ') and 'COMMAND' not in line]
-    assert [c[0] for c in commands] == ['info', 'torques', 'simulate']
+    assert [c[0] for c in commands] == ['info', 'torques', 'simulate', 'retime']
     example = re.findall(r'```\n\$ cat motion.csv\n(.*?)\$ (ros-dynamics .*?)\n(.*?)```',
                          section, re.S)
     assert example, 'the README lost its torques example'
@@ -591,6 +591,7 @@ def test_readme_command_line_section_runs(tmp_path):
     for args in commands:
         assert_ok(run_cli(*args, cwd=tmp_path))
     assert (tmp_path / 'plots' / 'torques.png').exists() and (tmp_path / 'states.csv').exists()
+    assert (tmp_path / 'timed.csv').exists()
     process = run_cli(*command.split()[1:], cwd=tmp_path)
     assert_ok(process)
     assert process.stdout == shown, 'the example output in the README is out of date'

@@ -182,11 +182,14 @@ def test_limits_damping_friction_and_continuous_are_kept():
     assert list(robot.damping) == [0.5, 0.0] and list(robot.friction) == [0.2, 0.0]
 
 
-@pytest.mark.parametrize('jtype', ['floating', 'planar'])
-def test_floating_and_planar_joints_are_named(jtype):
+@pytest.mark.parametrize('jtype, nq, nv', [('floating', 7, 6), ('planar', 4, 3)])
+def test_floating_and_planar_joints_load_with_their_coordinates(jtype, nq, nv):
     links = '<link name="world"/><link name="body">' + inertial(1.0) + '</link>'
-    with pytest.raises(URDFError, match=f"joint 'free'.*{jtype}"):
-        RobotModel.from_urdf_string(arm(links, joint('free', 'world', 'body', jtype, extra='')))
+    robot = RobotModel.from_urdf_string(arm(links, joint('free', 'world', 'body', jtype,
+                                                         extra='')))
+    assert (robot.nq, robot.nv) == (nq, nv)
+    assert robot.q_slice('free') == slice(0, nq) and robot.v_slice('free') == slice(0, nv)
+    assert list(robot.lower) == [-math.inf] * nq and list(robot.effort_limit) == [math.inf] * nv
 
 
 @pytest.fixture(scope='module')

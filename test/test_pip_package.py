@@ -45,9 +45,9 @@ def test_missing_extension_warns_exactly_once(tmp_path):
             'with warnings.catch_warnings(record=True) as caught:\n'
             "    warnings.simplefilter('always')\n"
             '    import ros_dynamics\n'
-            '    from ros_dynamics import _jit, RobotModel\n'
+            '    from ros_dynamics import statecall, RobotModel\n'
             "    RobotModel.from_urdf_file('urdf/planar_2r.urdf')\n"
-            'assert _jit.StateCall is _jit.CtypesStateCall\n'
+            'assert statecall.StateCall is statecall.CtypesStateCall\n'
             'for w in caught:\n'
             '    print(w.category.__name__, w.message)\n')
     env = dict(os.environ, PYTHONPATH=ROOT, ROS_DYNAMICS_PRECOMPILE='0')
@@ -63,8 +63,8 @@ def test_missing_extension_warns_exactly_once(tmp_path):
 def test_built_extension_imports_without_warning(tmp_path):
     code = ('import warnings\n'
             "warnings.simplefilter('error')\n"
-            'from ros_dynamics import _jit, _statecall\n'
-            'assert _jit.StateCall is _statecall.StateCall\n')
+            'from ros_dynamics import statecall, _statecall\n'
+            'assert statecall.StateCall is _statecall.StateCall\n')
     result = run_python(code, dict(os.environ), str(tmp_path))
     assert result.returncode == 0, result.stderr
 
@@ -99,8 +99,8 @@ def test_pip_builds_the_ros_free_core_with_its_extension(tmp_path):
     code = ('import sys, warnings\n'
             "warnings.simplefilter('error')\n"
             'import ros_dynamics\n'
-            'from ros_dynamics import _jit, _statecall, RobotModel\n'
-            'assert _jit.StateCall is _statecall.StateCall\n'
+            'from ros_dynamics import statecall, _statecall, RobotModel\n'
+            'assert statecall.StateCall is _statecall.StateCall\n'
             f'assert ros_dynamics.__file__.startswith({str(target)!r}), ros_dynamics.__file__\n'
             f'assert _statecall.__file__.startswith({str(target)!r}), _statecall.__file__\n'
             "assert 'rclpy' not in sys.modules\n")

@@ -26,8 +26,9 @@ import numpy as np
 import pytest
 
 from robot_data import example_urdf
-from ros_dynamics import _jit, aba, crba, jacobian, rnea, RobotModel
-from ros_dynamics._jit import CtypesStateCall, ensure_compiled
+from ros_dynamics import aba, crba, jacobian, rnea, RobotModel, statecall
+from ros_dynamics._jit import ensure_compiled
+from ros_dynamics.statecall import CtypesStateCall
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), 'benchmarks'))
 from chains import serial_chain_urdf  # noqa: E402, I100
@@ -51,7 +52,7 @@ def entries(robot):
 def test_the_c_extension_is_built():
     """The build compiles _statecall (optional for pip users, so check it did not fall back)."""
     from ros_dynamics import _statecall
-    assert _jit.StateCall is _statecall.StateCall
+    assert statecall.StateCall is _statecall.StateCall
 
 
 @pytest.mark.parametrize('path, mimic', ROBOTS)
@@ -63,7 +64,7 @@ def test_extension_and_ctypes_fallback_agree(path, mimic):
         ensure_compiled(entry)
         calls = [kind(entry.address, robot._model, robot.dof, inputs, shape,
                       robot._no_wrench_batch)       # extra: zero body forces (1, nb, 6)
-                 for kind in (_jit.StateCall, CtypesStateCall)]
+                 for kind in (statecall.StateCall, CtypesStateCall)]
         expected = method(*states[:inputs])
         for call in calls:
             out = call(*states[:inputs])
@@ -91,7 +92,7 @@ def test_bound_calls_follow_gravity_pickling_and_copies():
     robot = RobotModel.from_urdf_file(example_urdf('ur_description/urdf/ur5_robot.urdf'))
     q = np.linspace(-1.0, 1.0, robot.dof)
     held = robot.gravity_torques(q)
-    assert isinstance(robot._gravity_call, _jit.StateCall)     # bound by the first call
+    assert isinstance(robot._gravity_call, statecall.StateCall)     # bound by the first call
     for clone in (pickle.loads(pickle.dumps(robot)), copy.deepcopy(robot), copy.copy(robot)):
         np.testing.assert_array_equal(clone.gravity_torques(q), held)
         np.testing.assert_array_equal(clone.mass_matrix(q), robot.mass_matrix(q))
@@ -134,7 +135,7 @@ def test_jacobian_calls_agree(path, mimic):
         np.testing.assert_array_equal(robot.jacobian(q, link), expected)
         body = robot._arrays.link_body[link]
         frame = np.append(robot._arrays.link_offset[link][0], float(body))
-        for kind in (_jit.StateCall, CtypesStateCall):
+        for kind in (statecall.StateCall, CtypesStateCall):
             call = kind(jacobian.jacobian_entry.address, robot._model, robot.dof, 1,
                         (6, robot.dof), frame)
             np.testing.assert_array_equal(call(q), expected, err_msg=link)
@@ -151,8 +152,8 @@ def test_without_the_extension_the_ctypes_fallback_serves(tmp_path):
     code = ('import sys\n'
             "sys.modules['ros_dynamics._statecall'] = None   # the import fails\n"
             'import numpy as np\n'
-            'from ros_dynamics import _jit, RobotModel\n'
-            'assert _jit.StateCall is _jit.CtypesStateCall\n'
+            'from ros_dynamics import statecall, RobotModel\n'
+            'assert statecall.StateCall is statecall.CtypesStateCall\n'
             f'robot = RobotModel.from_urdf_file({robot_path!r})\n'
             'q = np.linspace(-1.0, 1.0, robot.dof)\n'
             'for _ in range(2):   # the general path binds, then the fast path\n'

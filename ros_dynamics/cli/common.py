@@ -105,6 +105,8 @@ def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
     transmissions included). A xacro file is refused with the command that
     expands it; a parse error becomes a CLIError prefixed with the file name.
     ``echo_warnings`` prints the load warnings on stderr, one line each.
+    Robots with floating, planar or ball joints are refused (the commands
+    read and write one column per joint).
     """
     text = read_text(path, 'URDF file')
     if is_xacro(path, text):
@@ -117,6 +119,10 @@ def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
             model = RobotModel(spec, transmissions=transmissions_of(text))
         except ValueError as error:   # URDFError and every other core input error
             raise CLIError(f'{path}: {error}') from None
+    if model.nq != model.nv:
+        raise CLIError(f'{path}: floating, planar or ball joints (nq {model.nq}, nv '
+                       f'{model.nv}): this command reads and writes one column per joint and '
+                       'takes robots with one coordinate per joint only')
     messages = [str(w.message) for w in caught]
     for message in messages if echo_warnings else ():
         warn(message)

@@ -190,6 +190,10 @@ class ModelSource:
                         raise ValueError(f'parameter actuators: {error}'.replace(
                             'URDF file', 'file')) from None
                 model = RobotModel.from_urdf_string(xml, actuators=actuators)
+                if model.nq != model.nv:
+                    raise ValueError(f'floating, planar or ball joints (nq {model.nq}, nv '
+                                     f'{model.nv}): the nodes serve robots with one coordinate '
+                                     'per joint (the core computes their dynamics in Python)')
                 model.warm_up()   # compile before serving: the first request must not wait
         except ValueError as error:   # URDFError and the core's checks
             self._fail(f'{source}: {error}')
