@@ -206,6 +206,10 @@ def test_an_infeasible_path_is_refused_naming_joint_limit_and_place(ros, core):
     joint = raised.value.joint
     assert joint in response.message and 'effort limit' in response.message
     assert 'effort_scaling_factor' in response.message and 'waypoint' in response.message
+    rows[2, 3] = 0.5   # panda_joint4 lies in [-3.0718, -0.0698]
+    response = ros.call(TimeOptimalTrajectory, SERVICE, request_for(names, rows))
+    assert not response.success and response.message.startswith(
+        "path.points[2].positions: joint 'panda_joint4' at 0.5 is outside its limits")
 
 
 def test_the_nodes_friction_and_payload_apply(ros, core, actuators):
@@ -247,8 +251,8 @@ def random_request(rng, names) -> TimeOptimalTrajectory.Request:
     if chance(0.1):
         joints.append(str(rng.choice(['ghost', joints[0] if joints else ''])))
     n = int(rng.integers(0, 5)) if chance(0.2) else int(rng.integers(2, 7))
-    rows = HOME[:len(joints)] + rng.uniform(-0.5, 0.5, (n, len(joints))) \
-        if len(joints) <= 7 else rng.uniform(-1, 1, (n, len(joints)))
+    centre = np.array([HOME[names.index(j)] if j in names else 0.0 for j in joints])
+    rows = centre + rng.uniform(-0.4, 0.4, (n, len(joints)))
     rows = [list(map(float, row)) for row in rows]
     if rows and chance(0.1):
         rows[int(rng.integers(0, len(rows)))][0:1] = [float(rng.choice(special))]

@@ -26,6 +26,8 @@ Request -> core -> response (``srv/TimeOptimalTrajectory.srv``):
   0 means 1) multiply the URDF velocity limits, ``acceleration_limits`` and
   the effort limits (URDF or actuators YAML). Held joints do not move: their
   velocity and acceleration limits do not apply, their effort limits do.
+  Waypoints and held positions must lie within the URDF position limits (the
+  spline between waypoints is not checked against them).
 * ``ros_dynamics.time_optimal_trajectory`` (TOPP-RA, Pham and Pham, IEEE
   T-RO 34(3), 2018) on the node's model: rigid bodies, armature, the
   payloads set on the node and, with ``friction``, the joint friction. The
@@ -72,6 +74,8 @@ DEFAULT_SAMPLE_PERIOD = 0.01   # s
 DEFAULT_GRID_POINTS = 400
 MAX_GRID_POINTS = 20000
 MAX_POINTS = 100000            # points of an answer (a 100 s motion every 1 ms)
+POSITION_SLACK = 1e-9          # rad (m) beyond a URDF position limit taken as rounding
+MAX_POSITION = 1e6             # rad (m): continuous joints have no limits, the arithmetic has
 # the core's keywords as this service's request fields, for its messages
 FIELDS = (('effort_limit x effort_scale', 'effort limit x effort_scaling_factor'),
           ('effort_scale', 'effort_scaling_factor'),
@@ -155,6 +159,15 @@ def request_arguments(model, request) -> TimingArguments:
     moved = np.zeros(model.dof, bool)
     moved[index] = True
     held = _hold_positions(vectors, request.hold, moved)
+    for field, values, joints in (('path.points[{}].positions', rows, index),
+                                  ('hold.position', held[None, ~moved], np.flatnonzero(~moved))):
+        lower, upper = model.lower[joints] - POSITION_SLACK, model.upper[joints] + POSITION_SLACK
+        outside = (values < lower) | (values > upper) | (np.abs(values) > MAX_POSITION)
+        if np.any(outside):
+            k, j = (int(v) for v in np.argwhere(outside)[0])
+            raise ValueError(f'{field.format(k)}: joint {model.joint_names[joints[j]]!r} at '
+                             f'{values[k, j]:.6g} is outside its limits [{model.lower[joints[j]]:.6g}'
+                             f', {model.upper[joints[j]]:.6g}] (URDF)')
     notes = []
     keep = np.concatenate(([True], np.any(np.diff(rows, axis=0) != 0.0, axis=1)))
     if keep.sum() < 2:
