@@ -92,7 +92,7 @@ def times_of(trajectory) -> np.ndarray:
 
 
 def assert_matches(response, expected, names, core_names, period=0.01):
-    """The answer equals the core's ``expected`` at the answer's times, in ``names`` order."""
+    """Assert that the answer equals the core's ``expected`` at its times, ``names`` order."""
     assert response.success, response.message
     trajectory = response.trajectory
     assert list(trajectory.joint_names) == list(names)
@@ -240,7 +240,7 @@ def test_the_nodes_friction_and_payload_apply(ros, core, actuators):
 
 
 def random_request(rng, names) -> TimeOptimalTrajectory.Request:
-    """A request that is right half of the time and wrong in one or more fields otherwise."""
+    """Return a request, right or wrong in one or more fields (a few in five are timed)."""
     def chance(p):
         return bool(rng.random() < p)
 

@@ -165,9 +165,10 @@ def request_arguments(model, request) -> TimingArguments:
         outside = (values < lower) | (values > upper) | (np.abs(values) > MAX_POSITION)
         if np.any(outside):
             k, j = (int(v) for v in np.argwhere(outside)[0])
-            raise ValueError(f'{field.format(k)}: joint {model.joint_names[joints[j]]!r} at '
-                             f'{values[k, j]:.6g} is outside its limits [{model.lower[joints[j]]:.6g}'
-                             f', {model.upper[joints[j]]:.6g}] (URDF)')
+            joint = int(joints[j])
+            raise ValueError(f'{field.format(k)}: joint {model.joint_names[joint]!r} at '
+                             f'{values[k, j]:.6g} is outside its limits '
+                             f'[{model.lower[joint]:.6g}, {model.upper[joint]:.6g}] (URDF)')
     notes = []
     keep = np.concatenate(([True], np.any(np.diff(rows, axis=0) != 0.0, axis=1)))
     if keep.sum() < 2:
@@ -180,9 +181,9 @@ def request_arguments(model, request) -> TimingArguments:
     for j in index:
         for kind, limits in (('velocity', model.velocity_limit), ('effort', model.effort_limit)):
             if not limits[j] > 0.0:
-                raise ValueError(f'the URDF (or actuators YAML) gives joint {model.joint_names[j]!r} the '
-                                 f'{kind} limit {limits[j]!r}: a path that moves it cannot be '
-                                 'timed')
+                raise ValueError(f'the URDF (or actuators YAML) gives joint '
+                                 f'{model.joint_names[j]!r} the {kind} limit {limits[j]!r}: a '
+                                 'path that moves it cannot be timed')
     velocity = np.where(moved, model.velocity_limit, np.inf) * _factor(
         request.velocity_scaling_factor, 'velocity_scaling_factor')
     acceleration_factor = _factor(request.acceleration_scaling_factor,
@@ -347,7 +348,7 @@ class TimeOptimalService:
             atexit.unregister(self._close_at_exit)
 
     def _close_at_exit(self) -> None:
-        """Close and wait for the thread before the interpreter finalises (see PayloadEstimation)."""
+        """Close, and wait for the thread before the interpreter finalises (PayloadEstimation)."""
         self.close()
         self._join(timeout=None)
 
@@ -360,7 +361,7 @@ class TimeOptimalService:
             pass
 
     def _warm_up(self) -> bool:
-        """Time a short path once the model is loaded (loads the solver's kernels); True when done."""
+        """Time a short path once the model is loaded (the solver's kernels); True when done."""
         model = self._models.model
         if model is None:
             return False
