@@ -27,11 +27,16 @@ the node, infeasible paths and a bounded fuzz of the request (marker ``fuzz``,
 import math
 import os
 import random
+import subprocess
+import sys
+import time
+import uuid
 
 from geometry_msgs.msg import Inertia
 import numpy as np
 import pytest
 from rcl_interfaces.srv import SetParameters
+import rclpy
 from rclpy.parameter import Parameter
 from ros_dynamics import RobotModel, time_optimal_trajectory
 from ros_dynamics.srv import SetPayload, TimeOptimalTrajectory
@@ -310,3 +315,48 @@ def test_fuzzed_requests_are_answered_and_never_carry_nan(ros, core):
     assert_matches(ros.call(TimeOptimalTrajectory, SERVICE, request_for(names, rows)),
                    time_optimal_trajectory(core, rows), names, names)
     wait_for(ros.process.alive, 1.0, 'the node alive')
+
+
+def test_destroying_the_node_ends_the_service_thread():
+    """The thread ends with the node, and the context then shuts down at once (not in 5 s)."""
+    from ros_dynamics.nodes.inverse_dynamics_node import InverseDynamicsNode
+    urdf = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+    rclpy.init(args=['--ros-args', '-p', f'urdf_path:={urdf}', '-r',
+                     f'__ns:=/t{uuid.uuid4().hex[:8]}'])
+    try:
+        node = InverseDynamicsNode()
+        thread = node._time_optimal._thread
+        assert thread.is_alive() and thread.name == 'time_optimal'
+        node.destroy_node()
+        assert not thread.is_alive()
+        start = time.monotonic()
+    finally:
+        rclpy.try_shutdown()
+    assert time.monotonic() - start < 2.5
+
+
+# as test_node_reliability's stop right after ~/estimate_payload's thread started: a stop in
+# the node's constructor once this service's thread is in its executor's wait exits 0
+INTERRUPTED_AFTER_THREAD_START = """
+import sys, threading, time
+from ros_dynamics.nodes import process
+from ros_dynamics.nodes.inverse_dynamics_node import InverseDynamicsNode
+start = threading.Thread.start
+def start_then_stop(thread):
+    start(thread)
+    if thread.name == 'time_optimal':
+        time.sleep(0.5)   # warmed up, in its executor's wait
+        raise process.Interrupted('SIGTERM')
+threading.Thread.start = start_then_stop
+process.main_for(InverseDynamicsNode)(sys.argv)
+print('returned')
+"""
+
+
+def test_a_stop_right_after_the_service_thread_started_exits_cleanly():
+    run = subprocess.run([sys.executable, '-c', INTERRUPTED_AFTER_THREAD_START, '--ros-args',
+                          '-r', f'__ns:={unique_namespace()}', '-p', f'urdf_path:={URDF}'],
+                         capture_output=True, text=True, timeout=120)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0 and 'returned' in output, f'exit {run.returncode}:\n{output}'
+    assert 'Traceback' not in output and 'terminate' not in output, output
