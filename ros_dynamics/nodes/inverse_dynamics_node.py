@@ -23,6 +23,9 @@ Services (``ros_dynamics/srv``):
 * ``~/trajectory_dynamics``: a JointTrajectory to efforts at every point (one
   batched RNEA call) and an actuator report per joint with the points that
   exceed the URDF effort or velocity limits;
+* ``~/time_optimal_trajectory`` (``TimeOptimalTrajectory``,
+  nodes/time_optimal_service.py): the fastest timing of a path under the
+  velocity, acceleration and effort limits, as a JointTrajectory;
 * ``~/estimate_payload`` (``EstimatePayload``, nodes/payload_estimation.py):
   estimate the load on a link from the efforts (measured joint torques) of
   the joint states this node receives, over the last ``window`` s it keeps
@@ -92,7 +95,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
 from ros_dynamics.msg import JointActuatorReport, LimitViolation
-from ros_dynamics.nodes import cdr, gravity_stream
+from ros_dynamics.nodes import cdr, gravity_stream, time_optimal_service
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
                                        Timing, Watchdog)
@@ -270,6 +273,8 @@ class InverseDynamicsNode(Node):
         self._models = ModelSource(self, on_change=self._on_model)
         self._payloads = PayloadInterface(self, self._models)
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
+        self._time_optimal = time_optimal_service.TimeOptimalService(   # its own thread
+            self, self._models, lambda: self._friction != 'false')
         self.create_timer(period, self._publish_diagnostics)
         self._watchdog = Watchdog(self, 0.02, self._watch_input)
 
@@ -281,6 +286,9 @@ class InverseDynamicsNode(Node):
         estimation = getattr(self, '_estimation', None)
         if estimation is not None:
             estimation.close()
+        time_optimal = getattr(self, '_time_optimal', None)
+        if time_optimal is not None:
+            time_optimal.close()
         super().destroy_node()
 
     # ------------------------------------------------------------------ configuration

@@ -577,6 +577,11 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
                 problem.x_reference = np.maximum(x_points, 1e-9 * max(x_points.max(), 1e-9))
                 friction_rounds += 1
                 continue
+        checked = int(np.maximum(9, np.ceil(np.diff(times) * 1e3)).sum()) + times.size
+        if checked > 1_000_000:   # held at once (~300 MB): a limit scaled to ~0 must not swap
+            raise ValueError(f'the timed motion lasts {times[-1]:.6g} s: its dense check needs '
+                             f'{checked} > 1000000 samples; raise velocity_limit, '
+                             'acceleration_limit or effort_scale')
         trajectory = TimeOptimalTrajectory(robot, path, grid, x, u, friction, [])
         if certificate.check(trajectory, x):
             trajectory.binding = _binding(problem, x, u, trajectory.grid_times)
