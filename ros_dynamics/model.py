@@ -42,7 +42,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
+from ros_dynamics import aba, centroidal, coriolis, crba, energy, jacobian, kinematics, rnea
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
@@ -817,6 +817,47 @@ class RobotModel:
         self._check_finite(q, 'q')
         ensure_compiled(energy.potential_energy)
         return energy.potential_energy(self._model, q)
+
+    # ------------------------------------------------------------------ centroidal dynamics
+    def centroidal_momentum_matrix(self, q) -> np.ndarray:
+        """
+        Return A_G (6, nv) with h_G = A_G qd: linear momentum, angular about the CoM, world axes.
+
+        Orin, Goswami and Lee (2013); Pinocchio's ``ccrba`` (centroidal.py).
+        """
+        return self._centroidal(q)[0]
+
+    def center_of_mass(self, q) -> np.ndarray:
+        """Return the centre of mass (3,) of the moving bodies in the world (root) frame (m)."""
+        return self._centroidal(q)[1][1:]
+
+    def com_jacobian(self, q) -> np.ndarray:
+        """Return J_G (3, nv): the centre of mass velocity, world axes, is J_G qd."""
+        matrix, com = self._centroidal(q)
+        return matrix[:3] / com[0] if com[0] > 0.0 else np.zeros_like(matrix[:3])
+
+    def centroidal_momentum(self, q, qd) -> np.ndarray:
+        """Return h_G = A_G(q) qd (6,): linear (kg m/s), angular about the CoM (kg m^2/s)."""
+        qd = self._single(qd, 'qd')
+        return self._centroidal(q)[0] @ qd
+
+    def centroidal_momentum_bias(self, q, qd) -> np.ndarray:
+        """Return (dA_G/dt) qd (6,): dh_G/dt at qdd = 0 (Pinocchio's dhg at a = 0), world axes."""
+        q, qd = self._single(q, 'q'), self._single(qd, 'qd')
+        ensure_compiled(centroidal.centroidal_momentum_bias)
+        out = np.empty(6)
+        self._check_status(centroidal.centroidal_momentum_bias(self._model, q, qd, out),
+                           ('q', 'qd'), (q, qd))
+        return out
+
+    def _centroidal(self, q) -> tuple:
+        """Return (A_G (6, nv), (m, c_x, c_y, c_z)) at one configuration q."""
+        q = self._single(q, 'q')
+        ensure_compiled(centroidal.centroidal_momentum_matrix)
+        matrix, com = np.empty((6, self._nv)), np.empty(4)
+        self._check_status(centroidal.centroidal_momentum_matrix(self._model, q, matrix, com),
+                           ('q',), (q,))
+        return matrix, com
 
     @staticmethod
     def _check_finite(x: np.ndarray, name: str) -> None:

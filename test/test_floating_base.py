@@ -175,6 +175,27 @@ def ball_model():
     return model
 
 
+def test_centroidal_dynamics(twin):
+    """Centre of mass, its Jacobian, A_G, h_G and dA_G/dt qd (Orin et al. 2013) as Pinocchio's."""
+    robot, model, data = twin.robot, twin.model, twin.data
+    rng = np.random.default_rng(13)
+    for _ in range(3):
+        q, qd, qdd = twin.random_state(rng)
+        qp = twin.pin_q(q)
+        assert relative_error(robot.center_of_mass(q), pin.centerOfMass(model, data, qp)) \
+            < TOLERANCE
+        assert relative_error(robot.com_jacobian(q),
+                              pin.jacobianCenterOfMass(model, data, qp)) < TOLERANCE
+        matrix = pin.ccrba(model, data, qp, qd)
+        assert relative_error(robot.centroidal_momentum_matrix(q), matrix) < TOLERANCE
+        momentum = pin.computeCentroidalMomentum(model, data, qp, qd)
+        assert relative_error(robot.centroidal_momentum(q, qd), momentum.vector) < TOLERANCE
+        rate = pin.computeCentroidalMomentumTimeVariation(model, data, qp, qd, np.zeros(robot.nv))
+        assert relative_error(robot.centroidal_momentum_bias(q, qd), data.dhg.vector) \
+            < TOLERANCE
+        del rate
+
+
 def test_a_ball_joint_in_the_urdf():
     robot = RobotModel.from_urdf_string(BALL)
     model = ball_model()
