@@ -433,15 +433,13 @@ class _Certificate:
             intervals = np.flatnonzero((x[:-1] != self.x[:-1]) | (x[1:] != self.x[1:]))
         self.x = x.copy()
         if intervals.size:
-            times, owner = trajectory.dense_times(intervals)
-            sample = trajectory.sample(times, owner)
-            starts = np.concatenate(([0], np.flatnonzero(np.diff(owner)) + 1, [owner.size]))
-            for kind, (value, limit) in enumerate(
-                    ((sample.velocities, problem.velocity),
-                     (sample.accelerations, problem.acceleration),
-                     (sample.efforts, problem.effort))):
+            starts, q, qd, qdd = trajectory.dense_states(intervals)
+            tau = problem.robot.inverse_dynamics(q, qd, qdd, friction=problem.friction)
+            for kind, (value, limit) in enumerate(((qd, problem.velocity),
+                                                   (qdd, problem.acceleration),
+                                                   (tau, problem.effort))):
                 self.worst[intervals, kind] = _worst_ratios(value, starts, 1.0 / limit)
-            self.samples += times.size
+            self.samples += q.shape[0]
         worst = self.worst
         trajectory.limit_ratios = {kind: float(worst[:, k].max()) if worst.size else 0.0
                                    for k, kind in enumerate(('velocity', 'acceleration',
