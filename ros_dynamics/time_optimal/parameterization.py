@@ -424,6 +424,35 @@ class _Certificate:
         self.x = None
         self.samples = 0
 
+    def _efforts(self, intervals: np.ndarray, starts: np.ndarray, q: np.ndarray,
+                 qd: np.ndarray, qdd: np.ndarray, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """
+        Return the efforts (samples, dof) at the dense samples of ``intervals``.
+
+        Interior samples: the model's inverse dynamics (batched RNEA, plus
+        friction). Each interval's first and last samples lie on grid points
+        s_i, s_{i+1}, where the constraint rows already hold the same inverse
+        dynamics as a u + b x + c (exact: RNEA is affine in qdd and quadratic
+        in qd, Pham and Pham eq. 3), so those take it from the rows with
+        u = u_i and x = x_i, x_{i+1} (plus friction at the sampled qd).
+        """
+        problem = self.problem
+        first = starts[:-1]
+        last = starts[1:] - 1
+        interior = np.ones(q.shape[0], dtype=bool)
+        interior[first] = False
+        interior[last] = False
+        tau = np.empty(q.shape)
+        tau[interior] = problem.robot.inverse_dynamics(q[interior], qd[interior], qdd[interior],
+                                                       friction=problem.friction)
+        u_i = u[intervals][:, None]
+        for rows, p, x_p in ((first, 2 * intervals, x[intervals]),
+                             (last, 2 * intervals + 2, x[intervals + 1])):
+            tau[rows] = problem.a[p] * u_i + problem.b[p] * x_p[:, None] + problem.c[p]
+            if problem.friction:
+                tau[rows] += problem.robot.friction_torques(qd[rows])
+        return tau
+
     def check(self, trajectory: TimeOptimalTrajectory, x: np.ndarray) -> bool:
         """Check every limit at the dense samples; on violation lower those limits (False)."""
         problem = self.problem
@@ -434,7 +463,7 @@ class _Certificate:
         self.x = x.copy()
         if intervals.size:
             starts, q, qd, qdd = trajectory.dense_states(intervals)
-            tau = problem.robot.inverse_dynamics(q, qd, qdd, friction=problem.friction)
+            tau = self._efforts(intervals, starts, q, qd, qdd, x, trajectory.path_acceleration)
             for kind, (value, limit) in enumerate(((qd, problem.velocity),
                                                    (qdd, problem.acceleration),
                                                    (tau, problem.effort))):
