@@ -428,6 +428,53 @@ def test_moving_ends_and_a_path_object_of_your_own():
     assert spline.duration == pytest.approx(own.duration, rel=2e-3)
 
 
+def test_dense_check_is_the_model_at_every_sample():
+    # the compiled dense pass (spline pieces) against the path's own evaluate, and the
+    # certificate (grid-point samples from the rows) against RNEA at every sample
+    robot = RobotModel.from_urdf_file(PANDA)
+    rng = np.random.default_rng(5)
+    lower, upper = np.maximum(robot.lower, -2.8), np.minimum(robot.upper, 2.8)
+    effort = robot.effort_limit * 0.75
+    while True:
+        waypoints = random_path(rng, lower, upper, 40)
+        if np.all(np.abs(robot.gravity_torques(waypoints)) < 0.9 * effort):
+            break
+    trajectory = time_optimal_trajectory(robot, waypoints, effort_limit=effort, grid_points=300)
+    intervals = np.arange(trajectory.grid.size - 1)
+    starts, q, qd, qdd = trajectory.dense_states(intervals)
+    spline = trajectory.path
+
+    class Wrapped:
+        """The same spline without its pieces: the generic route (path_state + evaluate)."""
+
+        domain, dof, breakpoints = spline.domain, spline.dof, spline.breakpoints
+        evaluate = spline.evaluate
+
+    trajectory.path = Wrapped()
+    generic = trajectory.dense_states(intervals)
+    trajectory.path = spline
+    assert np.array_equal(starts, generic[0])
+    for ours, theirs in zip((q, qd, qdd), generic[1:]):
+        assert np.allclose(ours, theirs, rtol=0.0, atol=1e-9)
+    counts = np.diff(starts)
+    assert counts.min() >= 10                   # >= 10 samples per interval, both ends
+    assert np.all(np.diff(trajectory.grid_times) / (counts - 1) <= 1e-3 * (1 + 1e-12))
+    # the certificate's worst ratios: the largest sample + second difference / 8 per
+    # interval, here with RNEA at every sample
+    tau = robot.inverse_dynamics(q, qd, qdd)
+    worst = np.zeros((intervals.size, 3))
+    for kind, (value, limit) in enumerate(((qd, robot.velocity_limit), (qdd, np.inf),
+                                           (tau, effort))):
+        for i, (start, stop) in enumerate(zip(starts[:-1], starts[1:])):
+            run = value[start:stop]
+            curvature = np.abs(run[2:] - 2.0 * run[1:-1] + run[:-2]).max(axis=0)
+            worst[i, kind] = np.max((np.abs(run).max(axis=0) + curvature / 8.0) / limit)
+    assert np.allclose(trajectory.interval_ratios, worst, rtol=0.0, atol=1e-9)
+    for k, kind in enumerate(('velocity', 'acceleration', 'effort')):
+        assert trajectory.limit_ratios[kind] == pytest.approx(worst[:, k].max(), abs=1e-12)
+    assert 0.99 < worst[:, 2].max() <= 1.0   # an effort limit binds, none is exceeded
+
+
 @pytest.mark.fuzz
 def test_fuzz_against_toppra():
     # random paths, effort scales and acceleration limits on UR5 and Panda; budget scaled by

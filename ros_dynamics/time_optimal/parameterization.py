@@ -474,6 +474,7 @@ class _Certificate:
                                    for k, kind in enumerate(('velocity', 'acceleration',
                                                              'effort'))}
         trajectory.samples_checked = self.samples
+        trajectory.interval_ratios = worst.max(axis=2)
         if worst.size == 0 or worst.max() <= 1.0:
             return True
         # the interval's three points and the neighbours' midpoints (violations move over)
@@ -591,7 +592,8 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
             raise InfeasiblePathError(
                 f'the limits force the path to stop at {problem.label(grid[i])}: no motion '
                 f'along it reaches the end', s=float(grid[i]))
-        times = TimeOptimalTrajectory(robot, path, grid, x, u, friction, []).grid_times
+        trajectory = TimeOptimalTrajectory(robot, path, grid, x, u, friction, [])
+        times = trajectory.grid_times
         if friction:
             x_points = problem.point_values(x)
             problem.friction_torque = robot.friction_torques(
@@ -604,7 +606,6 @@ def time_optimal_trajectory(robot, waypoints, *, path_parameter=None, velocity_l
                 problem.x_reference = np.maximum(x_points, 1e-9 * max(x_points.max(), 1e-9))
                 friction_rounds += 1
                 continue
-        trajectory = TimeOptimalTrajectory(robot, path, grid, x, u, friction, [])
         if certificate.check(trajectory, x):
             trajectory.binding = _binding(problem, x, u, trajectory.grid_times)
             trajectory.speed_limit = np.sqrt(np.minimum(k_hi, problem.x_velocity[0::2]))

@@ -116,7 +116,9 @@ class TimeOptimalTrajectory:
     further along, i.e. braking ahead of it or limited by the end velocity);
     ``limit_ratios`` {'velocity', 'acceleration', 'effort'}: the largest
     |value| / limit over the dense certification samples (<= 1);
-    ``samples_checked`` how many times that check evaluated; ``friction`` whether
+    ``interval_ratios`` (K, 3) the same per grid interval (columns velocity,
+    acceleration, effort; the check's bound: largest sample + second
+    difference / 8); ``samples_checked`` how many times that check evaluated; ``friction`` whether
     efforts include joint friction; ``speed_limit`` (K+1,) the limit curve: the
     fastest path speed at each grid point from which the rest of the path can
     still be followed (the controllable sets of TOPP-RA, capped by the velocity
@@ -138,6 +140,7 @@ class TimeOptimalTrajectory:
         self.duration = float(self.grid_times[-1])
         self.binding = binding
         self.limit_ratios = {}
+        self.interval_ratios = np.zeros((grid.size - 1, 3))
         self.samples_checked = 0
         parameter = getattr(path, 'path_parameter', None)
         self.waypoint_times = None if parameter is None else self.time_at(parameter)
