@@ -43,8 +43,8 @@ and example-robot-data: requirements/test.txt).
 
 import argparse
 import datetime
-import os
 import importlib
+import os
 import statistics
 import subprocess
 import sys
