@@ -62,6 +62,11 @@ excess and the problem re-solved (at most 16 rounds, re-checking only the
 intervals whose motion changed); a motion that still violates a limit raises
 RuntimeError. The spline's knots are put on the grid (its third derivative
 jumps there, so the effort has a kink that samples around it would miss).
+The samples come from one compiled pass over the spline's cubic pieces; the
+efforts at the interior ones from the model's batched RNEA, at each
+interval's two ends (grid points) from the rows as a u + b x + c, the same
+inverse dynamics exactly (RNEA is affine in qdd and quadratic in qd; measured
+difference <= 4e-14 of the limit), which saves 2 of the 10 RNEA per interval.
 The solver itself keeps a relative margin of 1e-4 (``MARGIN``) below every
 limit: rounding never produces a violation at a grid point, and most paths
 pass the dense check without a re-solve (measured on 7 random 50-waypoint
