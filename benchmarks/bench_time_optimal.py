@@ -42,9 +42,11 @@ and example-robot-data: requirements/test.txt).
 """
 
 import argparse
+import atexit
 import datetime
 import importlib
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -104,7 +106,9 @@ def main() -> None:
     arguments = parser.parse_args()
     before = None
     if arguments.before:
-        before = time_optimal_at(arguments.before, tempfile.mkdtemp(prefix='bench_topt_'))
+        directory = tempfile.mkdtemp(prefix='bench_topt_')
+        atexit.register(shutil.rmtree, directory, True)
+        before = time_optimal_at(arguments.before, directory)
     robot = RobotModel.from_urdf_file(PANDA)
     effort = robot.effort_limit * 0.75
     velocity = robot.velocity_limit
