@@ -31,15 +31,26 @@ Then a batch of ``--batch`` different paths (same generator): CPU and wall
 per path, ours at the default grid and toppra at 1000 points. Prints the load
 average before and after. Benchmarks assert nothing.
 
+``--before COMMIT`` adds the same two of ours from that commit's
+ros_dynamics/time_optimal (read with ``git show`` into a temporary package,
+imports renamed; the rest of the package is this checkout's), interleaved
+with the others: a before/after comparison in one process, under the same
+load.
+
 Run: ``.venv/bin/python benchmarks/bench_time_optimal.py`` (needs pin, toppra
 and example-robot-data: requirements/test.txt).
 """
 
 import argparse
+import atexit
 import datetime
+import importlib
 import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -66,13 +77,38 @@ def timed(function) -> tuple:
     return result, time.process_time() - cpu, time.perf_counter() - wall
 
 
+def time_optimal_at(commit: str, directory: str):
+    """Return time_optimal_trajectory of ``commit``'s ros_dynamics/time_optimal (a copy)."""
+    package = 'time_optimal_before'
+    os.makedirs(os.path.join(directory, package))
+    names = subprocess.run(['git', '-C', ROOT, 'ls-tree', '--name-only', f'{commit}:'
+                            'ros_dynamics/time_optimal'], check=True, capture_output=True,
+                           text=True).stdout.split()
+    for name in names:
+        if name.endswith('.py'):
+            source = subprocess.run(['git', '-C', ROOT, 'show',
+                                     f'{commit}:ros_dynamics/time_optimal/{name}'],
+                                    check=True, capture_output=True, text=True).stdout
+            with open(os.path.join(directory, package, name), 'w') as stream:
+                stream.write(source.replace('ros_dynamics.time_optimal.', f'{package}.'))
+    sys.path.insert(0, directory)
+    return importlib.import_module(f'{package}.parameterization').time_optimal_trajectory
+
+
 def main() -> None:
     """Run the comparison and the batch; print markdown."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--repeats', type=int, default=15)
     parser.add_argument('--batch', type=int, default=100)
     parser.add_argument('--waypoints', type=int, default=50)
+    parser.add_argument('--before', metavar='COMMIT', default=None,
+                        help='also time ros_dynamics/time_optimal of this commit')
     arguments = parser.parse_args()
+    before = None
+    if arguments.before:
+        directory = tempfile.mkdtemp(prefix='bench_topt_')
+        atexit.register(shutil.rmtree, directory, True)
+        before = time_optimal_at(arguments.before, directory)
     robot = RobotModel.from_urdf_file(PANDA)
     effort = robot.effort_limit * 0.75
     velocity = robot.velocity_limit
@@ -95,6 +131,11 @@ def main() -> None:
             robot, waypoints, effort_limit=effort, grid_points=1000),
         'ours, default grid (400 points)': lambda: time_optimal_trajectory(
             robot, waypoints, effort_limit=effort)}
+    if before is not None:
+        configurations[f'ours at {arguments.before}, 1000 grid points'] = lambda: before(
+            robot, waypoints, effort_limit=effort, grid_points=1000)
+        configurations[f'ours at {arguments.before}, default grid'] = lambda: before(
+            robot, waypoints, effort_limit=effort)
     for function in configurations.values():   # warm: compile, import, caches
         function()
     print(f'# bench_time_optimal, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} '
@@ -126,18 +167,21 @@ def main() -> None:
               f'{1e3 * statistics.median(wall):.2f} | {duration:.5f} | '
               f'{ratios["velocity"]:.6f}, {ratios["effort"]:.6f} |')
     reference = statistics.median(samples['toppra + Pinocchio RNEA, 1000 grid points'][0])
-    for name in ('ours, 1000 grid points', 'ours, default grid (400 points)'):
+    for name in [name for name in configurations if name.startswith('ours')]:
         print(f'\ntoppra (1000 points) CPU / {name} CPU: '
               f'{reference / statistics.median(samples[name][0]):.2f}x')
     paths = [path_of(rng) for _ in range(arguments.batch)]
     print(f'\nBatch of {arguments.batch} different paths, one after the other\n')
     print('| configuration | CPU ms per path | wall ms per path | refused |')
     print('|---|---|---|---|')
-    for name, function in (
-            ('ours, default grid', lambda w: time_optimal_trajectory(robot, w,
-                                                                     effort_limit=effort)),
-            ('toppra + Pinocchio RNEA, 1000 grid points', lambda w: toppra_time(
-                PANDA, w, SplinePath(w).path_parameter, velocity, effort, grid_points=1000))):
+    batch = [('ours, default grid', lambda w: time_optimal_trajectory(robot, w,
+                                                                      effort_limit=effort)),
+             ('toppra + Pinocchio RNEA, 1000 grid points', lambda w: toppra_time(
+                 PANDA, w, SplinePath(w).path_parameter, velocity, effort, grid_points=1000))]
+    if before is not None:
+        batch.insert(1, (f'ours at {arguments.before}, default grid',
+                         lambda w: before(robot, w, effort_limit=effort)))
+    for name, function in batch:
         refused = 0
 
         def run():

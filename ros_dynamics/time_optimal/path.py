@@ -80,6 +80,20 @@ class SplinePath:
         self._spline = CubicSpline(parameter, points, axis=0, bc_type='not-a-knot')
         self._first = self._spline.derivative(1)
         self._second = self._spline.derivative(2)
+        self._knots = np.ascontiguousarray(self._spline.x, dtype=float)
+        self._coefficients = np.ascontiguousarray(self._spline.c, dtype=float)
+        self._knots.setflags(write=False)
+        self._coefficients.setflags(write=False)
+
+    @property
+    def polynomial(self) -> tuple:
+        """
+        Return the spline's pieces (knots (N,), coefficients (4, N-1, dof)), read-only.
+
+        On [knots[k], knots[k+1]], q(s) = sum_m coefficients[m, k] (s - knots[k])^(3-m)
+        (scipy ``PPoly`` layout); the compiled dense check evaluates q, q', q'' from them.
+        """
+        return self._knots, self._coefficients
 
     def evaluate(self, s) -> tuple:
         """Return q(s), q'(s), q''(s), each (M, dof), for s (M,) inside ``domain``."""

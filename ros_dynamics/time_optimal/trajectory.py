@@ -25,6 +25,7 @@ chain rule: qd = q'(s) sdot, qdd = q'(s) sddot + q''(s) sdot^2.
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 
@@ -47,6 +48,60 @@ class BindingSegment(NamedTuple):
     limit: str
 
 
+@numba.njit(cache=True, nogil=True)
+def _dense_spline_states(grid, grid_times, velocity, acceleration, duration, intervals,
+                         per_interval, rate, knots, coefficients):
+    """
+    Return starts (M+1,) and q, qd, qdd (samples, dof) at the dense times of ``intervals``.
+
+    The same times as ``dense_times`` and the same time law as ``path_state``
+    (s, sdot, sddot), then the chain rule qd = q' sdot, qdd = q' sddot + q''
+    sdot^2 with q, q', q'' from the cubic pieces (knots (N,), coefficients
+    (4, N-1, dof), scipy PPoly layout) by Horner's rule. Interval k's samples
+    are rows starts[k]:starts[k+1].
+    """
+    count = intervals.size
+    steps = np.empty(count, np.int64)
+    starts = np.empty(count + 1, np.int64)
+    starts[0] = 0
+    for k in range(count):
+        i = intervals[k]
+        steps[k] = max(per_interval - 1, int(np.ceil((grid_times[i + 1] - grid_times[i]) * rate)))
+        starts[k + 1] = starts[k] + steps[k] + 1
+    dof = coefficients.shape[2]
+    total = starts[count]
+    q = np.empty((total, dof))
+    qd = np.empty((total, dof))
+    qdd = np.empty((total, dof))
+    pieces = knots.size - 1
+    for k in range(count):
+        i = intervals[k]
+        t0 = grid_times[i]
+        step = (grid_times[i + 1] - t0) / steps[k]
+        v0 = velocity[i]
+        u = acceleration[i]
+        for m in range(steps[k] + 1):
+            row = starts[k] + m
+            t = min(max(t0 + step * m, 0.0), duration)
+            tau = t - t0
+            s = max(min(grid[i] + v0 * tau + 0.5 * u * tau * tau, grid[i + 1]), grid[i])
+            sdot = max(v0 + u * tau, 0.0)
+            j = np.searchsorted(knots, s, side='right') - 1
+            j = min(max(j, 0), pieces - 1)
+            d = s - knots[j]
+            for c in range(dof):
+                c0 = coefficients[0, j, c]
+                c1 = coefficients[1, j, c]
+                c2 = coefficients[2, j, c]
+                c3 = coefficients[3, j, c]
+                first = (3.0 * c0 * d + 2.0 * c1) * d + c2
+                second = 6.0 * c0 * d + 2.0 * c1
+                q[row, c] = ((c0 * d + c1) * d + c2) * d + c3
+                qd[row, c] = first * sdot
+                qdd[row, c] = first * u + second * (sdot * sdot)
+    return starts, q, qd, qdd
+
+
 class TimeOptimalTrajectory:
     """
     A path timed by ``time_optimal_trajectory``.
@@ -61,7 +116,9 @@ class TimeOptimalTrajectory:
     further along, i.e. braking ahead of it or limited by the end velocity);
     ``limit_ratios`` {'velocity', 'acceleration', 'effort'}: the largest
     |value| / limit over the dense certification samples (<= 1);
-    ``samples_checked`` how many times that check evaluated; ``friction`` whether
+    ``interval_ratios`` (K, 3) the same per grid interval (columns velocity,
+    acceleration, effort; the check's bound: largest sample + second
+    difference / 8); ``samples_checked`` how many times that check evaluated; ``friction`` whether
     efforts include joint friction; ``speed_limit`` (K+1,) the limit curve: the
     fastest path speed at each grid point from which the rest of the path can
     still be followed (the controllable sets of TOPP-RA, capped by the velocity
@@ -83,6 +140,7 @@ class TimeOptimalTrajectory:
         self.duration = float(self.grid_times[-1])
         self.binding = binding
         self.limit_ratios = {}
+        self.interval_ratios = np.zeros((grid.size - 1, 3))
         self.samples_checked = 0
         parameter = getattr(path, 'path_parameter', None)
         self.waypoint_times = None if parameter is None else self.time_at(parameter)
@@ -158,6 +216,30 @@ class TimeOptimalTrajectory:
         step = np.repeat(dt / steps, counts)
         times = np.repeat(self.grid_times[intervals], counts) + step * offsets
         return np.minimum(times, self.duration), owner
+
+    def dense_states(self, intervals: np.ndarray, per_interval: int = 10,
+                     rate: float = 1000.0) -> tuple:
+        """
+        Return starts (M+1,) and joint q, qd, qdd (samples, dof) at ``dense_times(intervals)``.
+
+        Interval intervals[k]'s samples are rows starts[k]:starts[k+1]. For a
+        ``SplinePath`` one compiled pass evaluates its cubic pieces; any other
+        path goes through ``path_state`` and its ``evaluate``.
+        """
+        intervals = np.ascontiguousarray(intervals, dtype=np.int64)
+        polynomial = getattr(self.path, 'polynomial', None)
+        if polynomial is not None:
+            knots, coefficients = polynomial
+            return _dense_spline_states(self.grid, self.grid_times, self.path_velocity,
+                                        self.path_acceleration, self.duration, intervals,
+                                        int(per_interval), float(rate), knots, coefficients)
+        times, owner = self.dense_times(intervals, per_interval, rate)
+        s, sdot, sddot = self.path_state(times, owner)
+        q, dq, ddq = self.path.evaluate(s)
+        counts = np.bincount(np.searchsorted(intervals, owner), minlength=intervals.size)
+        starts = np.concatenate(([0], np.cumsum(counts)))
+        return (starts, q, dq * sdot[:, None],
+                dq * sddot[:, None] + ddq * (sdot * sdot)[:, None])
 
     def __repr__(self) -> str:
         return (f'TimeOptimalTrajectory(duration={self.duration:.6g} s, '
