@@ -33,7 +33,8 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
   until replaced (a zero wrench removes it) or the simulator is reset;
 * out ``joint_states`` (``sensor_msgs/JointState``) at ``publish_rate`` Hz of
   sim time (of wall time when running faster than real time), stamped with sim
-  time (effort = applied effort);
+  time (effort = applied effort), or with the node clock (the wall clock, as
+  a real arm's driver stamps them) when ``sim_time_stamps`` is false;
 * out ``/clock`` (``rosgraph_msgs/Clock``) when ``publish_clock``: every
   ``clock_period`` of sim time up to real time (default 1 ms: every step at
   the default ``dt``), every ``clock_period`` of wall time when faster (see
@@ -261,6 +262,11 @@ class SimulatorNode(Node):
         self._clock_period = fixed('clock_period', 0.001,
                                    '/clock period (s of sim time up to real time, of wall time '
                                    'when faster); 0 = after every step', NON_NEGATIVE)
+        self._sim_time_stamps = fixed(
+            'sim_time_stamps', True,
+            'stamp joint_states with simulated time (for nodes following /clock with '
+            'use_sim_time); false: with this node clock (the wall clock unless use_sim_time), '
+            "as a real arm's driver does")
         self._publish_rate = fixed('publish_rate', 500.0,
                                    'joint_states rate (Hz of sim time up to real time, of wall '
                                    'time when faster)', NON_NEGATIVE, '> 0')
@@ -805,6 +811,8 @@ class SimulatorNode(Node):
         return int(seconds), min(int(round((sim_time - seconds) * 1e9)), 999999999)
 
     def _stamp(self) -> Time:
+        if not self._sim_time_stamps:   # a real driver's stamps: the node clock
+            return self.get_clock().now().to_msg()
         sec, nanosec = self._sec_nanosec()
         return Time(sec=sec, nanosec=nanosec)
 
