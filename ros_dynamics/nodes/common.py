@@ -51,7 +51,7 @@ from rclpy.clock import JumpThreshold
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
-from ros_dynamics.nodes.parameters import declare
+from ros_dynamics.nodes.parameters import declare, ParameterError
 from ros_dynamics.nodes.process import Interrupted, interruptible, main_for, spin  # noqa: F401
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
@@ -108,11 +108,12 @@ class ModelSource:
         values = list(declare(node, 'payload_inertia', [0.0] * 10,
                               'the start-up payload: [m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, '
                               'izz] (kg, m in the link frame, kg m^2 about its centre of mass)',
-                              read_only=True))
+                              read_only=True, flexible=True))
         if link:
             if len(values) != 10:
-                raise ValueError(f'payload_inertia: expected 10 numbers [m, cx, cy, cz, ixx, '
-                                 f'ixy, ixz, iyy, iyz, izz], got {len(values)}')
+                raise ParameterError(f'parameter payload_inertia: expected 10 numbers [m, cx, '
+                                     f'cy, cz, ixx, ixy, ixz, iyy, iyz, izz], got {len(values)}',
+                                     node.get_logger().name)
             m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, izz = (float(v) for v in values)
             tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
             self.payloads[link] = (m, (cx, cy, cz), tensor if tensor.any() else None)

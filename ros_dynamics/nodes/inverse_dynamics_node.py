@@ -97,7 +97,7 @@ from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, ma
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
                                        Timing, Watchdog)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
-from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
@@ -195,14 +195,16 @@ class InverseDynamicsNode(Node):
             self, 'joints', [''],
             'output order of the commands (Float64MultiArray), as the joints parameter of a '
             'ros2_control forward_command_controller; a subset of the model joints is allowed '
-            '(see unlisted_joints); [""] = every model joint in model order') if j]
+            '(see unlisted_joints); [] or [""] = every model joint in model order',
+            flexible=True) if j]
         self._kp = list(declare(self, 'kp', [0.0],
                                 'computed_torque position gains per joint of joints, or one for '
-                                'all (1/s^2)', value_range=NON_NEGATIVE))
+                                'all (1/s^2)', value_range=NON_NEGATIVE, flexible=True))
         self._kd = list(declare(self, 'kd', [0.0],
                                 'velocity gains per joint of joints, or one for all (1/s): '
                                 'computed_torque feedback, and the damping -M(q) kd qd of '
-                                'gravity_compensation', value_range=NON_NEGATIVE))
+                                'gravity_compensation', value_range=NON_NEGATIVE,
+                                flexible=True))
         self._unlisted = declare(
             self, 'unlisted_joints', 'hold',
             'model joints not in joints: hold (latest received position, 0 clamped into the '
@@ -252,7 +254,8 @@ class InverseDynamicsNode(Node):
         self._time = NodeTime(self)
         problem = self._check(self._values())
         if problem:
-            raise ValueError(problem)
+            raise ParameterError(f'parameter {problem}', self.get_logger().name)
+        self._starting = True   # a stream that cannot be configured now is a start-up error
 
         self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
         self._effort_states = self.create_publisher(JointState, 'effort_commands', 10)
@@ -268,6 +271,9 @@ class InverseDynamicsNode(Node):
                             self._trajectory_dynamics)
         self.add_on_set_parameters_callback(self._on_parameters)
         self._models = ModelSource(self, on_change=self._on_model)
+        self._starting = False
+        if self._stream_error:
+            raise ParameterError(f'parameter {self._stream_error}', self.get_logger().name)
         self._payloads = PayloadInterface(self, self._models)
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self.create_timer(period, self._publish_diagnostics)
@@ -318,7 +324,8 @@ class InverseDynamicsNode(Node):
             feedforward = Feedforward(model, joints, kp, kd, self._unlisted)
         except Exception as error:  # noqa: B902 - a new model must never end the node
             self._stream_error = str(error)
-            self.get_logger().error(f'feedforward stream disabled: {error}')
+            if not self._starting:   # at start-up the node stops with this reason
+                self.get_logger().error(f'feedforward stream disabled: {error}')
             feedforward = None
         else:
             self._stream_error = ''
@@ -339,7 +346,11 @@ class InverseDynamicsNode(Node):
         return cached
 
     def _on_parameters(self, parameters) -> SetParametersResult:
-        changes = {p.name: p.value for p in parameters if p.name in self._values()}
+        try:   # values as declared: [] and one scalar for all, integers for doubles
+            changes = {p.name: checked(self, p.name, p.value) for p in parameters
+                       if p.name in self._values()}
+        except ParameterError as error:
+            return SetParametersResult(successful=False, reason=str(error))
         if 'joints' in changes:
             changes['joints'] = [j for j in changes['joints'] if j]
         values = self._values(**changes)

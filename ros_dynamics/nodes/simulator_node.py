@@ -141,7 +141,7 @@ from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
-from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
@@ -248,10 +248,12 @@ class SimulatorNode(Node):
 
     # ----------------------------------------------------------------- parameters
     def _read_parameters(self) -> None:
-        def fixed(name, default, description, value_range=None, constraints=''):
+        def fixed(name, default, description, value_range=None, constraints='',
+                  flexible=False):
             # read once: the physics thread and the model are built from them
             return declare(self, name, default, description, read_only=True,
-                           value_range=value_range, constraints=constraints)
+                           value_range=value_range, constraints=constraints,
+                           flexible=flexible)
         self._dt = fixed('dt', 0.001, 'fixed integration step (s, > 0)', NON_NEGATIVE, '> 0')
         self._integrator = fixed('integrator', 'rk4', 'integrator',
                                  constraints='one of ' + ', '.join(INTEGRATORS))
@@ -275,9 +277,10 @@ class SimulatorNode(Node):
                                       'this long (s of sim time); 0 = never', NON_NEGATIVE)
         self._joints = list(fixed('joints', [''],
                                   'joint order of the Float64MultiArray on ~/commands; [""] = '
-                                  'the model joint order'))
+                                  'the model joint order', flexible=True))
         self._gravity = list(fixed('gravity', [0.0, 0.0, -9.81],
-                                   'gravity acceleration in the root frame (m/s^2, 3 values)'))
+                                   'gravity acceleration in the root frame (m/s^2, 3 values)',
+                                   flexible=True))
         self._use_damping = fixed('damping', True, 'apply the URDF <dynamics damping>')
         self._use_friction = fixed('friction', True,
                                    'apply the URDF <dynamics friction> as smoothed Coulomb '
@@ -365,7 +368,8 @@ class SimulatorNode(Node):
         if not (math.isfinite(self._lockstep_timeout) and self._lockstep_timeout > 0):
             problems.append(f'lockstep_timeout must be > 0 s, got {self._lockstep_timeout}')
         if problems:
-            raise ValueError('simulator parameters: ' + '; '.join(problems))
+            raise ParameterError('parameter ' + '; parameter '.join(problems),
+                                 self.get_logger().name)
         self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
         self._clock_every = max(1, int(round(self._clock_period / self._dt)))
         # faster than real time, joint_states and /clock go out per wall time: a block lasts
@@ -1029,8 +1033,8 @@ class SimulatorNode(Node):
         super().destroy_node()
 
 
-def main(args=None) -> None:
-    """Run the simulator node until SIGINT or SIGTERM."""
+def main(args=None) -> int:
+    """Run the simulator node until SIGINT or SIGTERM; 1 for an invalid parameter."""
     # a short GIL switch interval: the executor's callbacks are not starved by the physics
     sys.setswitchinterval(0.0005)
-    main_for(SimulatorNode)(args)
+    return main_for(SimulatorNode)(args)
