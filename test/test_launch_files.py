@@ -288,34 +288,55 @@ def test_bringup_kick_takes_joint_velocities_and_names_a_bad_one():
             kick_velocities(bad)
 
 
-def test_bringup_on_the_wall_clock_streams():
-    """
-    ``bringup use_sim_time:=false``: the compensator answers the simulated arm's states.
+ROS_OWN = {'/rosout', '/parameter_events', '/diagnostics'}   # every node's, by convention
 
-    It sent no command before (the simulator stamped sim time, the compensator
-    read the wall clock: every state stale, the arm fell).
+
+def root_topics(node) -> dict:
+    """Return {topic: (publishers, subscriptions)} of the root namespace, ROS's own left out."""
+    out = {}
+    for topic, _ in node.get_topic_names_and_types():
+        if topic.count('/') == 1 and topic not in ROS_OWN:
+            out[topic] = (node.count_publishers(topic), node.count_subscribers(topic))
+    return out
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('clock', ['true', 'false'])
+def test_bringup_streams_with_no_unused_root_topic(clock):
+    """
+    ``bringup use_sim_time:=X``: the compensator answers the simulated arm's states.
+
+    With ``false`` it sent no command before (the simulator stamped sim time,
+    the compensator read the wall clock: every state stale, the arm fell).
+    Every root-namespace topic of the graph has a publisher and a subscriber
+    besides this test's (``/payload``, ``/reference``, ``/effort_commands``
+    existed unused), and there is no clock warning.
     """
     from ros_helpers import RosClient, wait_for
     from std_msgs.msg import Float64MultiArray
     log = tempfile.NamedTemporaryFile(suffix='.log', delete=False).name
     with open(log, 'w') as stream:
         bringup = subprocess.Popen([sys.executable, '-m', 'ros_dynamics.bringup',
-                                    'use_sim_time:=false'], cwd=ROOT, stdout=stream,
+                                    f'use_sim_time:={clock}'], cwd=ROOT, stdout=stream,
                                    stderr=subprocess.STDOUT, start_new_session=True,
                                    env=dict(os.environ, PYTHONUNBUFFERED='1'))
     output = functools.partial(pathlib.Path(log).read_text, errors='replace')
     try:
         with RosClient('/') as ros:
-            commands = []
-            ros.node.create_subscription(Float64MultiArray, '/simulator/commands',
-                                         commands.append, 100)
             wait_for(lambda: 'first command received' in output() or bringup.poll() is not None,
                      120.0, 'the first command')
             assert bringup.poll() is None, output()
-            start = len(commands)
-            wait_for(lambda: len(commands) - start >= 250 or bringup.poll() is not None, 30.0,
-                     '250 more commands')
+            commands = []
+            ros.node.create_subscription(Float64MultiArray, '/simulator/commands',
+                                         commands.append, 100)
+            wait_for(lambda: len(commands) >= 250 or bringup.poll() is not None, 30.0,
+                     '250 commands')
             assert len(commands[-1].data) == 7
+            topics = root_topics(ros.node)
+            expected = {'/joint_states'} | ({'/clock'} if clock == 'true' else set())
+            assert set(topics) == expected, topics
+            for topic, (publishers, subscriptions) in topics.items():
+                assert publishers >= 1 and subscriptions >= 1, (topic, topics)
         bringup.send_signal(signal.SIGINT)
         code = bringup.wait(timeout=30.0)
     finally:

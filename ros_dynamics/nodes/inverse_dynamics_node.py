@@ -43,7 +43,8 @@ expects) the torque of the ``mode``:
 
 with the reference from ``reference`` (``trajectory_msgs/JointTrajectoryPoint``
 ordered by ``joints``) or ``reference_trajectory`` (``JointTrajectory``, its
-first point, joints by name). The damping term of ``gravity_compensation``
+first point, joints by name), subscribed only in those two modes (and with
+``friction_compensation: reference``). The damping term of ``gravity_compensation``
 (Kd = diag(``kd``), 1/s, qd the measured velocity) is computed-torque's
 velocity feedback with a zero reference velocity and no Coriolis term: under
 exact gravity compensation the kinetic energy T = qd^T M qd / 2 then obeys
@@ -60,7 +61,7 @@ point's velocities, for ``measured`` too: a planned trajectory has no
 measured velocity) and say so in ``friction_included`` and ``message``;
 ``armature_included`` says whether the model's armature entered the result.
 Payloads: ``~/set_payload`` and the
-``payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
+``~/payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
 unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
@@ -258,13 +259,11 @@ class InverseDynamicsNode(Node):
         self._starting = True   # a stream that cannot be configured now is a start-up error
 
         self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
-        self._effort_states = self.create_publisher(JointState, 'effort_commands', 10)
+        self._effort_states = None   # effort_commands, once publish_joint_state
+        self._references = False     # reference and reference_trajectory subscribed
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._create_stream_subscription()
-        fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.create_subscription(JointTrajectoryPoint, 'reference', self._on_point, fast)
-        self.create_subscription(JointTrajectory, 'reference_trajectory', self._on_trajectory,
-                                 fast)
+        self._update_interfaces()
         self.create_service(InverseDynamics, '~/inverse_dynamics', self._inverse_dynamics)
         self.create_service(ForwardDynamics, '~/forward_dynamics', self._forward_dynamics)
         self.create_service(TrajectoryDynamics, '~/trajectory_dynamics',
@@ -278,6 +277,24 @@ class InverseDynamicsNode(Node):
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self.create_timer(period, self._publish_diagnostics)
         self._watchdog = Watchdog(self, 0.02, self._watch_input)
+
+    def _update_interfaces(self) -> None:
+        """
+        Create the topics the parameters enable, once: none exists while unused.
+
+        ``reference`` and ``reference_trajectory`` for the modes that follow a
+        reference (or friction at the reference velocity); ``effort_commands``
+        with ``publish_joint_state``. Disabled later, they stay (unused).
+        """
+        if self._publish_joint_state and self._effort_states is None:
+            self._effort_states = self.create_publisher(JointState, 'effort_commands', 10)
+        if not self._references and (self._mode != 'gravity_compensation'
+                                      or self._friction == 'reference'):
+            self._references = True
+            fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+            self.create_subscription(JointTrajectoryPoint, 'reference', self._on_point, fast)
+            self.create_subscription(JointTrajectory, 'reference_trajectory',
+                                     self._on_trajectory, fast)
 
     def destroy_node(self) -> None:
         """Stop the watchdog and ~/estimate_payload's threads, then destroy the node."""
@@ -373,6 +390,7 @@ class InverseDynamicsNode(Node):
         self._clamp = bool(values.get('clamp_effort', self._clamp))
         self._publish_joint_state = bool(values.get('publish_joint_state',
                                                     self._publish_joint_state))
+        self._update_interfaces()
         if model is not None:
             self._configure(model, joints, kp, kd)
         return SetParametersResult(successful=True)
@@ -582,7 +600,7 @@ class InverseDynamicsNode(Node):
             self._commands.publish(writer.message())
         else:
             self._commands.publish(Float64MultiArray(data=efforts.tolist()))
-        if self._publish_joint_state:
+        if self._publish_joint_state and self._effort_states is not None:
             state = JointState()
             state.header.stamp.sec, state.header.stamp.nanosec = divmod(now, 1_000_000_000)
             state.name = joints

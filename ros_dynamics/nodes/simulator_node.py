@@ -219,7 +219,8 @@ class SimulatorNode(Node):
         self._joint_state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self._constraint_pub = (self.create_publisher(Float64MultiArray, '~/constraint_forces',
                                                       10) if self._loops else None)
-        self._clock_pub = self.create_publisher(Clock, '/clock', 10)
+        self._clock_pub = (self.create_publisher(Clock, '/clock', 10) if self._publish_clock
+                           else None)   # no /clock topic when it is not published
         self._clock_bytes = clock_serializer()
         self._published_state: Optional[JointState] = None
         self._next_wall_publish = 0.0
