@@ -14,8 +14,9 @@
 
 
 """
-Payloads and friction in the nodes over real ROS: ``~/set_payload``, the ``~/payload`` topic
-(and the former ``payload``, deprecated).
+Payloads and friction in the nodes over real ROS: ``~/set_payload``, ``~/payload``.
+
+The former topic ``payload`` still works, deprecated (one warning).
 
 The inverse-dynamics node runs the Panda with the Gaz et al. friction of
 config/panda_actuators.yaml (``actuators`` parameter) and
