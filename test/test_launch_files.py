@@ -346,3 +346,23 @@ def test_bringup_streams_with_no_unused_root_topic(clock):
     text = output()
     assert code == 0, text
     assert 'warning' not in text and 'Traceback' not in text, text
+
+
+@pytest.mark.ros
+def test_every_joint_states_consumer_takes_sensor_data_qos():
+    """Best effort (matches a best-effort driver and reliable publishers alike), in every node."""
+    from rclpy.qos import ReliabilityPolicy
+    from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+    namespace = unique_namespace()
+    two_r = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+    with NodeProcess('inverse_dynamics_node', namespace, {'urdf_path': two_r}) as dynamics, \
+            NodeProcess('cartesian_impedance_controller', namespace,
+                        {'urdf_path': two_r, 'link': 'tool'}) as impedance, \
+            RosClient(namespace) as ros:
+        topic = f'{namespace}/joint_states'
+        wait_for(lambda: len(ros.node.get_subscriptions_info_by_topic(topic)) == 2, 60.0,
+                 'both subscriptions')
+        for info in ros.node.get_subscriptions_info_by_topic(topic):
+            assert info.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT, \
+                (info.node_name, info.qos_profile)
+        assert dynamics.alive() and impedance.alive(), dynamics.output() + impedance.output()
