@@ -256,3 +256,18 @@ def test_fuzzed_parameters_never_crash_a_node():
 @pytest.mark.skipif(SCALE <= 1, reason='the long version runs under make fuzz (scale > 1)')
 def test_fuzzed_parameters_never_crash_a_node_long():
     fuzz(starts=int(SCALE), sets=int(25 * SCALE))
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('executable', ['inverse_dynamics_node', 'simulator_node',
+                                        'operational_space_node',
+                                        'cartesian_impedance_controller'])
+def test_a_node_without_a_model_stops_with_one_line(executable):
+    """A URDF given that does not load: nothing to serve and no topic to wait for: exit 1."""
+    code, output = started({'urdf_path': '/no/such/arm.urdf', 'link': 'tool'},
+                           executable=executable)
+    assert code == 1, output
+    errors = [line for line in output.splitlines() if '[ERROR]' in line]
+    assert len(errors) == 1 and 'Traceback' not in output, output
+    assert ("cannot start: no robot model: urdf_path '/no/such/arm.urdf'" in errors[0]
+            and 'does not exist' in errors[0]), errors

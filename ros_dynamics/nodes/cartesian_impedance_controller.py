@@ -121,7 +121,7 @@ class CartesianImpedanceController(Node):
         self.create_subscription(MultiDOFJointTrajectory, 'target_trajectory',
                                  self._on_trajectory, DESCRIPTION_QOS)
         self.add_on_set_parameters_callback(self._on_parameters)
-        self._models = ModelSource(self, on_change=self._on_model)
+        self._models = ModelSource(self, on_change=self._on_model, strict=True)
         self._starting = False
         if self._error:
             raise ParameterError(f'parameter {self._error}', self.get_logger().name)

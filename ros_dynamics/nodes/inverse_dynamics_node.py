@@ -269,7 +269,7 @@ class InverseDynamicsNode(Node):
         self.create_service(TrajectoryDynamics, '~/trajectory_dynamics',
                             self._trajectory_dynamics)
         self.add_on_set_parameters_callback(self._on_parameters)
-        self._models = ModelSource(self, on_change=self._on_model)
+        self._models = ModelSource(self, on_change=self._on_model, strict=True)
         self._starting = False
         if self._stream_error:
             raise ParameterError(f'parameter {self._stream_error}', self.get_logger().name)

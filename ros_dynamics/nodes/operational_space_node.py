@@ -73,7 +73,7 @@ class OperationalSpaceNode(Node):
             raise ValueError('singular_threshold must be >= 0 and damping > 0')
         self.add_on_set_parameters_callback(self._on_parameters)
         self._timing = Timing()
-        self._models = ModelSource(self)
+        self._models = ModelSource(self, strict=True)
         self._payloads = PayloadInterface(self, self._models)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(OperationalSpace, '~/operational_space', self._operational_space)

@@ -238,7 +238,7 @@ class SimulatorNode(Node):
         self.create_service(SimStep, '~/step', self._on_step)
         self.create_service(SetJointState, '~/set_state', self._on_set_state)
 
-        self._models = ModelSource(self, on_change=self._on_model)
+        self._models = ModelSource(self, on_change=self._on_model, strict=True)
         self._payloads = PayloadInterface(self, self._models, on_change=self._on_payload)
         self._diagnostics_timer = self.create_timer(self._diagnostics_period, self._diagnose)
         if self._report_period > 0:
