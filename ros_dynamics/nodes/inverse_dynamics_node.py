@@ -288,8 +288,8 @@ class InverseDynamicsNode(Node):
         """
         if self._publish_joint_state and self._effort_states is None:
             self._effort_states = self.create_publisher(JointState, 'effort_commands', 10)
-        if not self._references and (self._mode != 'gravity_compensation'
-                                      or self._friction == 'reference'):
+        follows = self._mode != 'gravity_compensation' or self._friction == 'reference'
+        if follows and not self._references:
             self._references = True
             fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
             self.create_subscription(JointTrajectoryPoint, 'reference', self._on_point, fast)
