@@ -108,7 +108,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
 UNLISTED = ('hold', 'require', 'ignore')
-ON_STALE = ('zero', 'silent')
+ON_STALE = ('zero', 'silent', 'ramp', 'hold')
 FRICTION_COMPENSATION = ('false', 'reference', 'measured')
 # joint_states: sensor data, newest only (a feedforward torque of an old state is worthless)
 STREAM_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
@@ -219,8 +219,15 @@ class InverseDynamicsNode(Node):
         self._on_stale = declare(
             self, 'on_stale', 'zero',
             'when the joint states go stale after commands were sent: zero (publish zero '
-            'effort once, so a controller holding its last command lets go) or silent',
+            'effort once, so a controller holding its last command lets go), silent, ramp '
+            '(the last command ramped linearly to zero over stale_duration s, then zero) or '
+            'hold (the last command republished for stale_duration s, then zero); ramp and '
+            'hold publish at 50 Hz and run the stream in Python (not the compiled path)',
             constraints='one of ' + ', '.join(ON_STALE))
+        self._stale_duration = declare(
+            self, 'stale_duration', 0.5,
+            'on_stale ramp: time from the last command to zero; hold: time the last command '
+            'is held (s of steady time, >= 0)', value_range=NON_NEGATIVE)
         self._clamp = declare(self, 'clamp_effort', True,
                               'clamp the commands to the URDF effort limits')
         self._timeout = declare(
@@ -251,6 +258,8 @@ class InverseDynamicsNode(Node):
         self._window = {'received': 0, 'stale': 0, 'offset': 0.0}   # since the last diagnostics
         self._last_command_time: Optional[float] = None   # node-clock s of the last command
         self._zeroed = True   # no command out that a controller could be holding
+        self._last_efforts: Optional[np.ndarray] = None   # of the last command (Python path)
+        self._fading: Optional[tuple] = None   # on_stale ramp/hold: (steady start, efforts)
         self._command_lock = threading.Lock()   # the stream's callback vs the watchdog thread
         self._time = NodeTime(self)
         problem = self._check(self._values())
@@ -311,7 +320,8 @@ class InverseDynamicsNode(Node):
         values = {'mode': self._mode, 'state_timeout': self._timeout, 'joints': self._joints,
                   'kp': self._kp, 'kd': self._kd, 'unlisted_joints': self._unlisted,
                   'include_gravity': self._include_gravity, 'on_stale': self._on_stale,
-                  'friction_compensation': self._friction}
+                  'friction_compensation': self._friction,
+                  'stale_duration': self._stale_duration}
         values.update(changes)
         return values
 
@@ -384,6 +394,7 @@ class InverseDynamicsNode(Node):
         self._mode, self._timeout = values['mode'], float(values['state_timeout'])
         self._joints, self._kp, self._kd = joints, kp, kd
         self._unlisted, self._on_stale = values['unlisted_joints'], values['on_stale']
+        self._stale_duration = float(changes.get('stale_duration', self._stale_duration))
         self._include_gravity = bool(values['include_gravity'])
         self._friction = str(values['friction_compensation']).lower()
         values = {p.name: p.value for p in parameters}
@@ -474,6 +485,7 @@ class InverseDynamicsNode(Node):
                 with self._command_lock:   # a command and its time, as one for the watchdog
                     self._commands.publish(compiled.message())
                     self._zeroed = False
+                    self._fading = None
                     self._last_command_time = now * 1e-9
                 self._published += 1
                 self._timing.add(time.perf_counter() - start)
@@ -520,7 +532,7 @@ class InverseDynamicsNode(Node):
                 or seconds - feedforward.armed_at < 1.0 or not gravity_stream.enabled()
                 or not gravity_stream.ready() or self._mode != 'gravity_compensation'
                 or feedforward.damped or self._friction != 'false'
-                or self._publish_joint_state):
+                or self._publish_joint_state or self._on_stale in ('ramp', 'hold')):
             return
         order = feedforward.state.order(names)
         model = self._models.model
@@ -582,6 +594,7 @@ class InverseDynamicsNode(Node):
         with self._command_lock:   # a command and its time, as one for the watchdog
             self._send(tau.take(feedforward.output_index), feedforward.joints, now)
             self._zeroed = False
+            self._fading = None
             self._last_command_time = seconds
         self._published += 1
         self._timing.add(time.perf_counter() - start)
@@ -592,6 +605,7 @@ class InverseDynamicsNode(Node):
 
         now: the node clock's time (int ns), the stamp of effort_commands.
         """
+        self._last_efforts = efforts
         if self._state_view is not None:   # bytes written into the reused message
             writer = self._command_writer
             if writer is None or writer.values.shape != efforts.shape:
@@ -624,12 +638,42 @@ class InverseDynamicsNode(Node):
         if self._zeroed or feedforward is None:
             return
         self._zeroed = True
-        if self._on_stale == 'zero':
+        if self._on_stale in ('ramp', 'hold') and self._last_efforts is not None \
+                and self._stale_duration > 0.0:
+            self._fading = (time.monotonic(), self._last_efforts)
+            what = 'ramped to zero' if self._on_stale == 'ramp' else 'held'
+            self.get_logger().warning(f'{reason}: the last command {what} over '
+                                      f'{self._stale_duration} s (on_stale: {self._on_stale})')
+        elif self._on_stale != 'silent':
             self._send(np.zeros(len(feedforward.joints)), feedforward.joints,
                        self._time.nanoseconds())
-            self.get_logger().warning(f'{reason}: zero effort sent once (on_stale: zero)')
+            self.get_logger().warning(f'{reason}: zero effort sent once (on_stale: '
+                                      f'{self._on_stale})')
         else:
             self.get_logger().warning(f'{reason}: no command (on_stale: silent)')
+
+    def _fade(self) -> None:
+        """
+        Publish the next command of a ramp or a hold (under the command lock), zero at its end.
+
+        Ramp: the last command times max(0, 1 - t / stale_duration), t the
+        steady time since the release; hold: the last command until then.
+        """
+        feedforward = self._feedforward
+        start, efforts = self._fading
+        elapsed = time.monotonic() - start
+        if feedforward is None or efforts.shape[0] != len(feedforward.joints):
+            self._fading = None
+            return
+        factor = 1.0 if self._on_stale == 'hold' else 1.0 - elapsed / self._stale_duration
+        if elapsed >= self._stale_duration or factor <= 0.0:
+            self._fading = None
+            self._send(np.zeros(efforts.shape[0]), feedforward.joints, self._time.nanoseconds())
+            self.get_logger().warning(f'zero effort sent after {elapsed:.3f} s (on_stale: '
+                                      f'{self._on_stale})')
+            return
+        self._send(efforts * factor, feedforward.joints, self._time.nanoseconds())
+        self._last_efforts = efforts   # _send recorded the scaled one
 
     def _watch_input(self) -> None:
         """
@@ -640,6 +684,9 @@ class InverseDynamicsNode(Node):
         time under use_sim_time: a paused simulation is not a stale one).
         """
         with self._command_lock:
+            if self._fading is not None:
+                self._fade()
+                return
             last = self._last_command_time
             if last is None or self._zeroed:
                 return

@@ -1,0 +1,108 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the consumer of the feedforward receives when the joint states stop.
+
+The inverse-dynamics node holds the 2R arm (g(q), a constant command) on a
+stream of joint states that then stops; the commands received after the
+last answered state are, by ``on_stale``:
+
+* ``zero``: one zero command, a step;
+* ``ramp``: the last command times a factor falling from 1 to 0 (never
+  rising), over about ``stale_duration`` s, then an exact zero;
+* ``hold``: the last command unchanged for about ``stale_duration`` s, then
+  an exact zero;
+* ``silent``: nothing.
+
+The times are measured on arrival here (steady clock) and bounded loosely
+(a loaded machine delivers late, not early).
+"""
+
+import os
+import time
+
+import numpy as np
+import pytest
+from rclpy.qos import qos_profile_sensor_data
+from ros_dynamics import RobotModel
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+pytestmark = pytest.mark.ros
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TWO_R = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+Q = [0.4, -0.9]
+DURATION = 0.6
+
+
+def after_the_stream(policy: str) -> tuple:
+    """Return (the held command, [(arrival s after the last state, command)] that followed)."""
+    namespace = unique_namespace()
+    with NodeProcess('inverse_dynamics_node', namespace,
+                     {'urdf_path': TWO_R, 'on_stale': policy, 'stale_duration': DURATION,
+                      'state_timeout': 0.1}) as node, RosClient(namespace) as ros:
+        received = []
+        ros.node.create_subscription(
+            Float64MultiArray, 'commands',
+            lambda m: received.append((time.monotonic(), np.array(m.data))), 100)
+        states = ros.node.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
+
+        def publish():
+            message = JointState(name=['shoulder', 'elbow'], position=Q, velocity=[0.0, 0.0])
+            message.header.stamp = ros.node.get_clock().now().to_msg()
+            states.publish(message)
+            time.sleep(0.01)
+            return len(received) >= 30
+        wait_for(publish, 60.0, '30 commands')
+        last_state = time.monotonic()
+        count = len(received)
+        time.sleep(DURATION + 2.0)
+        assert node.alive(), node.output()
+    held = received[count - 1][1]
+    return held, [(t - last_state, c) for t, c in received[count:]]
+
+
+def test_ramp_falls_to_zero_over_the_duration():
+    held, after = after_the_stream('ramp')
+    expected = RobotModel.from_urdf_file(TWO_R).gravity_torques(np.array(Q))
+    assert np.allclose(held, expected, atol=1e-9) and np.abs(held).max() > 1.0
+    assert len(after) >= 6, after   # a ramp, not a step (50 Hz over 0.6 s: about 30)
+    factors = [float(c @ held / (held @ held)) for _, c in after]
+    for (_, command), factor in zip(after, factors):
+        assert np.allclose(command, factor * held, atol=1e-12), (command, held)
+    assert all(b <= a + 1e-12 for a, b in zip(factors, factors[1:])), factors
+    assert 0.0 < factors[0] <= 1.0 and np.array_equal(after[-1][1], np.zeros(2)), factors
+    first_zero = next(t for t, c in after if not c.any())
+    assert DURATION <= first_zero <= DURATION + 1.5, first_zero
+    assert all(c.any() for t, c in after if t < DURATION), 'zero before the ramp ended'
+
+
+def test_hold_keeps_the_last_command_then_zero():
+    held, after = after_the_stream('hold')
+    assert len(after) >= 6, after
+    nonzero = [t for t, c in after if c.any()]
+    assert all(np.array_equal(c, held) for t, c in after if c.any())
+    assert np.array_equal(after[-1][1], np.zeros(2))
+    assert nonzero[-1] >= DURATION - 0.05 and nonzero[-1] <= DURATION + 1.5, nonzero
+
+
+@pytest.mark.parametrize('policy, count', [('zero', 1), ('silent', 0)])
+def test_zero_is_a_step_and_silent_sends_nothing(policy, count):
+    held, after = after_the_stream(policy)
+    after = [(t, c) for t, c in after if not np.array_equal(c, held)]   # the last state's own
+    assert len(after) == count, after
+    assert all(not c.any() for _, c in after)
