@@ -340,9 +340,13 @@ def test_bringup_streams_with_no_unused_root_topic(clock):
         bringup.send_signal(signal.SIGINT)
         code = bringup.wait(timeout=30.0)
     finally:
-        if bringup.poll() is None:
-            os.killpg(bringup.pid, signal.SIGKILL)
-            bringup.wait()
+        if bringup.poll() is None:   # SIGINT first: the bringup stops its nodes (own sessions)
+            bringup.send_signal(signal.SIGINT)
+            try:
+                bringup.wait(timeout=30.0)
+            except subprocess.TimeoutExpired:
+                os.killpg(bringup.pid, signal.SIGKILL)
+                bringup.wait()
     text = output()
     assert code == 0, text
     assert 'warning' not in text and 'Traceback' not in text, text
