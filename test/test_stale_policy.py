@@ -26,12 +26,14 @@ last answered state are, by ``on_stale``:
   an exact zero;
 * ``silent``: nothing.
 
-The times are measured on arrival here (steady clock) and bounded loosely
+The cartesian impedance controller applies the same policies (nodes/stale.py);
+its ramp is measured too. The times are measured on arrival here (steady clock) and bounded loosely
 (a loaded machine delivers late, not early).
 """
 
 import os
 import time
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -49,12 +51,17 @@ Q = [0.4, -0.9]
 DURATION = 0.6
 
 
-def after_the_stream(policy: str) -> tuple:
+IMPEDANCE = {'link': 'tool', 'axes': [0, 2]}   # cartesian_impedance_controller's task
+
+
+def after_the_stream(policy: str, executable: str = 'inverse_dynamics_node',
+                     parameters: Optional[dict] = None) -> tuple:
     """Return (the held command, [(arrival s after the last state, command)] that followed)."""
     namespace = unique_namespace()
-    with NodeProcess('inverse_dynamics_node', namespace,
+    with NodeProcess(executable, namespace,
                      {'urdf_path': TWO_R, 'on_stale': policy, 'stale_duration': DURATION,
-                      'state_timeout': 0.1}) as node, RosClient(namespace) as ros:
+                      'state_timeout': 0.1, **(parameters or {})}) as node, \
+            RosClient(namespace) as ros:
         received = []
         ros.node.create_subscription(
             Float64MultiArray, 'commands',
@@ -76,10 +83,15 @@ def after_the_stream(policy: str) -> tuple:
     return held, [(t - last_state, c) for t, c in received[count:]]
 
 
-def test_ramp_falls_to_zero_over_the_duration():
-    held, after = after_the_stream('ramp')
-    expected = RobotModel.from_urdf_file(TWO_R).gravity_torques(np.array(Q))
-    assert np.allclose(held, expected, atol=1e-9) and np.abs(held).max() > 1.0
+@pytest.mark.parametrize('executable, parameters', [
+    ('inverse_dynamics_node', {}), ('cartesian_impedance_controller', IMPEDANCE)],
+    ids=['inverse_dynamics', 'cartesian_impedance'])
+def test_ramp_falls_to_zero_over_the_duration(executable, parameters):
+    held, after = after_the_stream('ramp', executable, parameters)
+    if executable == 'inverse_dynamics_node':
+        expected = RobotModel.from_urdf_file(TWO_R).gravity_torques(np.array(Q))
+        assert np.allclose(held, expected, atol=1e-9)
+    assert np.abs(held).max() > 1.0
     assert len(after) >= 6, after   # a ramp, not a step (50 Hz over 0.6 s: about 30)
     factors = [float(c @ held / (held @ held)) for _, c in after]
     for (_, command), factor in zip(after, factors):

@@ -41,7 +41,10 @@ simulator's lockstep mode the closed loop is deterministic. It replaces
 
 Gains are per task axis (x, y, z, rx, ry, rz); ``axes`` selects the
 controlled rows (e.g. [0, 2] for an arm in the x-z plane). Stale state (a
-joint not updated for ``state_timeout`` s) publishes nothing. ``joint_states``
+joint not updated for ``state_timeout`` s) publishes nothing, and once no
+fresh state came for ``state_timeout`` after commands were sent the
+``on_stale`` policy applies (nodes/stale.py: zero by default, ramp, hold or
+silent over ``stale_duration`` s). ``joint_states``
 is subscribed with the sensor-data QoS (best effort), which matches best-effort
 and reliable publishers alike.
 """
@@ -58,6 +61,8 @@ from ros_dynamics.control import CartesianImpedance
 from ros_dynamics.nodes.common import DESCRIPTION_QOS, main_for, ModelSource
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
+from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
+from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
 from ros_dynamics.trajectories import PoseTrajectory
 from scipy.spatial.transform import Rotation
 from sensor_msgs.msg import JointState
@@ -100,6 +105,13 @@ class CartesianImpedanceController(Node):
         self._timeout = declare(self, 'state_timeout', 0.1,
                                 'publish nothing when a joint was not updated for this long '
                                 '(s, > 0)', value_range=NON_NEGATIVE, constraints='> 0')
+        self._on_stale = declare(self, 'on_stale', 'zero', STALE_DESCRIPTION,
+                                 constraints='one of ' + ', '.join(ON_STALE))
+        self._stale_duration = declare(self, 'stale_duration', 0.5, DURATION_DESCRIPTION,
+                                       value_range=NON_NEGATIVE)
+        if self._on_stale not in ON_STALE:
+            raise ParameterError(f'parameter on_stale: {self._on_stale!r} is not one of '
+                                 f'{", ".join(ON_STALE)}', self.get_logger().name)
         self._controller: Optional[CartesianImpedance] = None
         self._state: Optional[JointStateBuffer] = None
         self._output: list = []
@@ -125,6 +137,20 @@ class CartesianImpedanceController(Node):
         self._starting = False
         if self._error:
             raise ParameterError(f'parameter {self._error}', self.get_logger().name)
+        self._stale_policy = StalePolicy(
+            self, self._send_stale, lambda: self.get_clock().now().nanoseconds * 1e-9,
+            lambda: self._timeout, self._on_stale, self._stale_duration)
+
+    def destroy_node(self) -> None:
+        """Stop the stale policy's watchdog, then destroy the node."""
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.stop()
+        super().destroy_node()
+
+    def _send_stale(self, efforts: np.ndarray) -> None:
+        """Publish a command of the stale policy: zeros, a ramp or a hold."""
+        self._commands.publish(Float64MultiArray(data=efforts.tolist()))
 
     def _build(self, model, values: dict) -> tuple:
         """Return (controller, output indices, buffer) for a model and parameters, or raise."""
@@ -174,6 +200,9 @@ class CartesianImpedanceController(Node):
             return SetParametersResult(successful=False, reason=str(error))
         if not values.get('state_timeout', self._timeout) > 0.0:
             return SetParametersResult(successful=False, reason='state_timeout must be > 0 s')
+        if values.get('on_stale', self._on_stale) not in ON_STALE:
+            return SetParametersResult(successful=False, reason=f'on_stale: one of '
+                                       f'{", ".join(ON_STALE)}')
         changes = {names[name]: value for name, value in values.items() if name in names}
         if 'joints' in changes:
             changes['joints'] = [j for j in changes['joints'] if j]
@@ -190,6 +219,11 @@ class CartesianImpedanceController(Node):
             setattr(self, {'posture': '_posture'}.get(key, f'_{key}'), value)
         self._timeout = float(values.get('state_timeout', self._timeout))
         self._clamp = bool(values.get('clamp_effort', self._clamp))
+        self._on_stale = values.get('on_stale', self._on_stale)
+        self._stale_duration = float(values.get('stale_duration', self._stale_duration))
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.policy, policy.duration = self._on_stale, self._stale_duration
         return SetParametersResult(successful=True)
 
     def _on_target(self, message: PoseStamped) -> None:
@@ -266,7 +300,10 @@ class CartesianImpedanceController(Node):
             tau = np.clip(tau, -limit, limit)
         if not all(math.isfinite(v) for v in tau):
             return
-        self._commands.publish(Float64MultiArray(data=tau[self._output].tolist()))
+        efforts = tau[self._output]
+        with self._stale_policy.lock:   # a command and its time, as one for the watchdog
+            self._commands.publish(Float64MultiArray(data=efforts.tolist()))
+            self._stale_policy.sent(efforts, now)
 
 
 main = main_for(CartesianImpedanceController)

@@ -96,11 +96,13 @@ from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes import cdr, gravity_stream
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
-                                       Timing, Watchdog)
+                                       Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
+from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
+from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -108,7 +110,6 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
 UNLISTED = ('hold', 'require', 'ignore')
-ON_STALE = ('zero', 'silent', 'ramp', 'hold')
 FRICTION_COMPENSATION = ('false', 'reference', 'measured')
 # joint_states: sensor data, newest only (a feedforward torque of an old state is worthless)
 STREAM_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
@@ -217,17 +218,10 @@ class InverseDynamicsNode(Node):
             'include g(q) in the commands; false for controllers that compensate gravity '
             'themselves (Franka, KUKA): sending g(q) would double it')
         self._on_stale = declare(
-            self, 'on_stale', 'zero',
-            'when the joint states go stale after commands were sent: zero (publish zero '
-            'effort once, so a controller holding its last command lets go), silent, ramp '
-            '(the last command ramped linearly to zero over stale_duration s, then zero) or '
-            'hold (the last command republished for stale_duration s, then zero); ramp and '
-            'hold publish at 50 Hz and run the stream in Python (not the compiled path)',
-            constraints='one of ' + ', '.join(ON_STALE))
-        self._stale_duration = declare(
-            self, 'stale_duration', 0.5,
-            'on_stale ramp: time from the last command to zero; hold: time the last command '
-            'is held (s of steady time, >= 0)', value_range=NON_NEGATIVE)
+            self, 'on_stale', 'zero', STALE_DESCRIPTION + ' (ramp and hold run the stream '
+            'in Python, not the compiled path)', constraints='one of ' + ', '.join(ON_STALE))
+        self._stale_duration = declare(self, 'stale_duration', 0.5, DURATION_DESCRIPTION,
+                                       value_range=NON_NEGATIVE)
         self._clamp = declare(self, 'clamp_effort', True,
                               'clamp the commands to the URDF effort limits')
         self._timeout = declare(
@@ -256,11 +250,6 @@ class InverseDynamicsNode(Node):
         self._skipped_overflow = 0
         self._skipped_malformed = 0
         self._window = {'received': 0, 'stale': 0, 'offset': 0.0}   # since the last diagnostics
-        self._last_command_time: Optional[float] = None   # node-clock s of the last command
-        self._zeroed = True   # no command out that a controller could be holding
-        self._last_efforts: Optional[np.ndarray] = None   # of the last command (Python path)
-        self._fading: Optional[tuple] = None   # on_stale ramp/hold: (steady start, efforts)
-        self._command_lock = threading.Lock()   # the stream's callback vs the watchdog thread
         self._time = NodeTime(self)
         problem = self._check(self._values())
         if problem:
@@ -285,7 +274,12 @@ class InverseDynamicsNode(Node):
         self._payloads = PayloadInterface(self, self._models)
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self.create_timer(period, self._publish_diagnostics)
-        self._watchdog = Watchdog(self, 0.02, self._watch_input)
+        # the watchdog (nodes/stale.py): no fresh joint state for state_timeout s of the node
+        # clock (simulated time under use_sim_time: a paused simulation is not a stale one)
+        self._stale_policy = StalePolicy(self, self._send_stale,
+                                         lambda: self._time.nanoseconds() * 1e-9,
+                                         lambda: self._timeout, self._on_stale,
+                                         self._stale_duration)
 
     def _update_interfaces(self) -> None:
         """
@@ -307,9 +301,9 @@ class InverseDynamicsNode(Node):
 
     def destroy_node(self) -> None:
         """Stop the watchdog and ~/estimate_payload's threads, then destroy the node."""
-        watchdog = getattr(self, '_watchdog', None)
-        if watchdog is not None:
-            watchdog.stop()
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.stop()
         estimation = getattr(self, '_estimation', None)
         if estimation is not None:
             estimation.close()
@@ -395,6 +389,9 @@ class InverseDynamicsNode(Node):
         self._joints, self._kp, self._kd = joints, kp, kd
         self._unlisted, self._on_stale = values['unlisted_joints'], values['on_stale']
         self._stale_duration = float(changes.get('stale_duration', self._stale_duration))
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.policy, policy.duration = self._on_stale, self._stale_duration
         self._include_gravity = bool(values['include_gravity'])
         self._friction = str(values['friction_compensation']).lower()
         values = {p.name: p.value for p in parameters}
@@ -482,11 +479,9 @@ class InverseDynamicsNode(Node):
             status = compiled.answer(data, now)
             if status == gravity_stream.PUBLISH:
                 self._window['received'] += 1
-                with self._command_lock:   # a command and its time, as one for the watchdog
+                with self._stale_policy.lock:   # a command and its time, as one
                     self._commands.publish(compiled.message())
-                    self._zeroed = False
-                    self._fading = None
-                    self._last_command_time = now * 1e-9
+                    self._stale_policy.sent(None, now * 1e-9, len(feedforward.joints))
                 self._published += 1
                 self._timing.add(time.perf_counter() - start)
                 return
@@ -591,11 +586,10 @@ class InverseDynamicsNode(Node):
             lowest, highest = feedforward.effort_bounds
             np.minimum(tau, highest, out=tau)
             np.maximum(tau, lowest, out=tau)
-        with self._command_lock:   # a command and its time, as one for the watchdog
-            self._send(tau.take(feedforward.output_index), feedforward.joints, now)
-            self._zeroed = False
-            self._fading = None
-            self._last_command_time = seconds
+        with self._stale_policy.lock:   # a command and its time, as one for the watchdog
+            efforts = tau.take(feedforward.output_index)
+            self._send(efforts, feedforward.joints, now)
+            self._stale_policy.sent(efforts, seconds)
         self._published += 1
         self._timing.add(time.perf_counter() - start)
 
@@ -605,7 +599,6 @@ class InverseDynamicsNode(Node):
 
         now: the node clock's time (int ns), the stamp of effort_commands.
         """
-        self._last_efforts = efforts
         if self._state_view is not None:   # bytes written into the reused message
             writer = self._command_writer
             if writer is None or writer.values.shape != efforts.shape:
@@ -626,72 +619,17 @@ class InverseDynamicsNode(Node):
         Count a stale joint state: no command.
 
         One late message in a backlog is no reason to release the arm; the
-        watchdog (``_watch_input``) does that when no fresh state came for
-        ``state_timeout``.
+        watchdog (``StalePolicy``, nodes/stale.py) does that when no fresh state
+        came for ``state_timeout``.
         """
         self._skipped_stale += 1
         self._window['stale'] += 1
 
-    def _release(self, reason: str) -> None:
-        """Let go of the arm once (under the command lock): a zero command, or none."""
+    def _send_stale(self, efforts: np.ndarray) -> None:
+        """Publish a command of the stale policy (under its lock): zeros, a ramp, a hold."""
         feedforward = self._feedforward
-        if self._zeroed or feedforward is None:
-            return
-        self._zeroed = True
-        if self._on_stale in ('ramp', 'hold') and self._last_efforts is not None \
-                and self._stale_duration > 0.0:
-            self._fading = (time.monotonic(), self._last_efforts)
-            what = 'ramped to zero' if self._on_stale == 'ramp' else 'held'
-            self.get_logger().warning(f'{reason}: the last command {what} over '
-                                      f'{self._stale_duration} s (on_stale: {self._on_stale})')
-        elif self._on_stale != 'silent':
-            self._send(np.zeros(len(feedforward.joints)), feedforward.joints,
-                       self._time.nanoseconds())
-            self.get_logger().warning(f'{reason}: zero effort sent once (on_stale: '
-                                      f'{self._on_stale})')
-        else:
-            self.get_logger().warning(f'{reason}: no command (on_stale: silent)')
-
-    def _fade(self) -> None:
-        """
-        Publish the next command of a ramp or a hold (under the command lock), zero at its end.
-
-        Ramp: the last command times max(0, 1 - t / stale_duration), t the
-        steady time since the release; hold: the last command until then.
-        """
-        feedforward = self._feedforward
-        start, efforts = self._fading
-        elapsed = time.monotonic() - start
-        if feedforward is None or efforts.shape[0] != len(feedforward.joints):
-            self._fading = None
-            return
-        factor = 1.0 if self._on_stale == 'hold' else 1.0 - elapsed / self._stale_duration
-        if elapsed >= self._stale_duration or factor <= 0.0:
-            self._fading = None
-            self._send(np.zeros(efforts.shape[0]), feedforward.joints, self._time.nanoseconds())
-            self.get_logger().warning(f'zero effort sent after {elapsed:.3f} s (on_stale: '
-                                      f'{self._on_stale})')
-            return
-        self._send(efforts * factor, feedforward.joints, self._time.nanoseconds())
-        self._last_efforts = efforts   # _send recorded the scaled one
-
-    def _watch_input(self) -> None:
-        """
-        Watchdog: no fresh joint state for state_timeout s of the node clock is stale too.
-
-        Called every 20 ms of steady time by the ``Watchdog`` thread (it runs
-        whatever the node clock does) and measured on the node clock (simulated
-        time under use_sim_time: a paused simulation is not a stale one).
-        """
-        with self._command_lock:
-            if self._fading is not None:
-                self._fade()
-                return
-            last = self._last_command_time
-            if last is None or self._zeroed:
-                return
-            if self._time.nanoseconds() * 1e-9 - last > self._timeout:
-                self._release(f'no fresh joint state for {self._timeout} s')
+        if feedforward is not None and efforts.shape[0] == len(feedforward.joints):
+            self._send(efforts, feedforward.joints, self._time.nanoseconds())
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         tau = self._rigid_torque(feedforward)
