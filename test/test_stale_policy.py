@@ -118,3 +118,49 @@ def test_zero_is_a_step_and_silent_sends_nothing(policy, count):
     after = [(t, c) for t, c in after if not np.array_equal(c, held)]   # the last state's own
     assert len(after) == count, after
     assert all(not c.any() for _, c in after)
+
+
+def test_a_killed_producer_leaves_its_last_command_until_the_consumer_times_out():
+    """
+    SIGKILL of inverse_dynamics_node mid-stream: no policy of its own can act.
+
+    The consumer here is the simulated plant, whose ``command_timeout``
+    plays a driver's (or a watchdog's) part: it applies the last command it
+    received until ``command_timeout`` s (sim time, paced at real time) have
+    passed without one, then zero effort (its joint states carry the
+    applied effort). A controller without such a timeout (ros2_control's
+    JointGroupEffortController) would apply the last command for ever.
+    """
+    import signal
+    timeout = 0.3
+    namespace = unique_namespace()
+    simulator = NodeProcess('simulator_node', namespace, {
+        'urdf_path': TWO_R, 'hold_until_command': True, 'command_timeout': timeout,
+        'publish_clock': False, 'sim_time_stamps': False, 'publish_rate': 200.0,
+        'initial_positions.shoulder': Q[0], 'initial_positions.elbow': Q[1]},
+        name='simulator')
+    producer = NodeProcess('inverse_dynamics_node', namespace, {'urdf_path': TWO_R},
+                           remappings={'commands': 'simulator/commands'})
+    with simulator, producer, RosClient(namespace) as ros:
+        states = []
+        ros.node.create_subscription(JointState, 'joint_states',
+                                     lambda m: states.append((time.monotonic(),
+                                                              np.array(m.effort))), 100)
+        wait_for(lambda: 'first command received' in simulator.output(), 60.0,
+                 'the simulator taking commands')
+        wait_for(lambda: sum(1 for _, e in states if e.any()) >= 100, 30.0, 'a held arm')
+        os.killpg(producer.process.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        wait_for(lambda: states[-1][0] > killed + timeout + 1.0, 30.0, 'states after the kill')
+        assert simulator.alive(), simulator.output()
+    before = [e for t, e in states if t < killed]
+    after = [(t - killed, e) for t, e in states if t >= killed]
+    last = before[-1]
+    assert np.abs(last).max() > 1.0   # it was holding the arm
+    held = [t for t, e in after if np.array_equal(e, last)]
+    first_zero = next(t for t, e in after if not e.any())
+    assert held and held[0] < 0.1, 'the last command goes on being applied'
+    assert first_zero <= timeout + 1.0, first_zero
+    assert all(not e.any() for t, e in after if t > first_zero), 'zero from then on'
+    print(f'last command applied for {first_zero:.3f} s after SIGKILL (command_timeout '
+          f'{timeout} s), then zero')
