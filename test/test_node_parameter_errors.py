@@ -251,6 +251,33 @@ def test_fuzzed_parameters_never_crash_a_node():
     fuzz(starts=3, sets=60)
 
 
+IMPEDANCE = {'link': 'tool', 'joints': [], 'kp': [400.0] * 6, 'kd': [40.0] * 6,
+             'axes': [0, 2], 'null_damping': 1.0, 'posture_stiffness': 0.0, 'rest': [0.0],
+             'state_timeout': 0.1, 'on_stale': 'zero', 'stale_duration': 0.5}
+
+
+@pytest.mark.ros
+def test_fuzzed_sets_never_crash_the_impedance_controller():
+    """Runtime sets with fuzzed values: accepted or refused with a reason; it keeps running."""
+    rng = random.Random(SEED + 1)
+    namespace = unique_namespace()
+    values_of = VALUES + ['tool', 'link2', [0, 1, 2, 3, 4, 5], [5, 0], [0, 9], 'ramp']
+    with NodeProcess('cartesian_impedance_controller', namespace,
+                     {'urdf_path': TWO_R, 'link': 'tool', 'axes': [0, 2]}) as node, \
+            RosClient(namespace) as ros:
+        for _ in range(int(40 * SCALE)):
+            values = {name: rng.choice(values_of + [IMPEDANCE[name]])
+                      for name in rng.sample(sorted(IMPEDANCE), rng.randint(1, 3))}
+            values = {k: v for k, v in values.items() if v is not None}
+            try:
+                result = set_parameters(ros, 'cartesian_impedance_controller', **values)
+            except TypeError:   # rclpy cannot build such a message: nothing sent
+                continue
+            assert result.successful or result.reason, values
+            assert node.alive(), (values, node.output())
+        assert 'Traceback' not in node.output(), node.output()
+
+
 @pytest.mark.ros
 @pytest.mark.fuzz
 @pytest.mark.skipif(SCALE <= 1, reason='the long version runs under make fuzz (scale > 1)')
