@@ -185,9 +185,14 @@ def node_parameters(node: NodeDeclaration, values: dict, extra: dict) -> tuple:
     Last wins: the files (in the ``config`` directory, by name), then
     ``urdf_path`` (the ``robot`` argument), the declared ``use_sim_time``, the
     parameters taken from arguments, then ``extra``. The texts are YAML, as
-    ``-p name:=value`` reads them (``parameter_value`` parses one).
+    ``-p name:=value`` reads them (``parameter_value`` parses one). A
+    parameter file missing from ``config`` raises FileNotFoundError naming it.
     """
     files = [os.path.join(values['config'], os.path.basename(p)) for p in node.parameters]
+    for path in files:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f'config:={values["config"]}: no parameter file '
+                                    f'{os.path.basename(path)} for {node.name}')
     overrides = {'urdf_path': values['robot']}
     if node.use_sim_time is not None:
         overrides['use_sim_time'] = _text(node.use_sim_time)

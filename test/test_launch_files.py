@@ -278,6 +278,10 @@ def test_bringup_refuses_a_malformed_argument(capsys):
     assert errors[0].startswith('[bringup] error: use_sim_time:=maybe: expected one of true, '
                                 'false'), errors
     assert errors[1] == "[bringup] error: expected name:=value, got 'kd=2'", errors
+    assert main(['config:=/no/such/directory']) == 1
+    (error,) = capsys.readouterr().err.splitlines()
+    assert error == ('[bringup] error: config:=/no/such/directory: no parameter file '
+                     'simulator.yaml for simulator'), error
 
 
 def test_bringup_kick_takes_joint_velocities_and_names_a_bad_one():
