@@ -75,6 +75,7 @@ def test_convert_takes_natural_values_and_names_what_is_allowed():
     with pytest.raises(ParameterError, match='parameter mode: got an integer 5; expected a '
                        r'string \(one of a, b\)'):
         convert('mode', 5, 'a', None, 'one of a, b')
+    assert convert('friction_compensation', False, 'false', None, '', True) == 'false'
     with pytest.raises(ParameterError, match='parameter kd: got nothing'):
         convert('kd', None, [0.0], NON_NEGATIVE)   # not flexible: [] is not a value
 
@@ -176,7 +177,8 @@ def test_natural_values_work(kd):
     """``joints: []`` is the model's order; a scalar or an integer gain is one for all."""
     namespace = unique_namespace()
     with NodeProcess('inverse_dynamics_node', namespace,
-                     {'urdf_path': TWO_R, 'joints': [], 'kd': kd}) as node, \
+                     {'urdf_path': TWO_R, 'joints': [], 'kd': kd,
+                      'friction_compensation': False}) as node, \
             RosClient(namespace) as ros:
         stream_commands(ros, 2.0, [0.3, -0.5])
         assert node.alive() and 'Traceback' not in node.output(), node.output()

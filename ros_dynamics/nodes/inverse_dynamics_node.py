@@ -236,7 +236,8 @@ class InverseDynamicsNode(Node):
             self, 'friction_compensation', 'false',
             "add the model's joint friction to the feedforward and the services: false, "
             'reference (friction of the reference velocity) or measured (of the measured '
-            'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION))).lower()
+            'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION),
+            flexible=True)).lower()   # flexible: YAML's bare false is the choice 'false'
         period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
                          read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
         self._lock = threading.Lock()

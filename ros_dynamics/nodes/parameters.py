@@ -139,7 +139,8 @@ def convert(name: str, value: Any, default: Any,
     Numbers: an integer is taken where a double is expected; a double must
     be finite; ``value_range`` (inclusive) is checked. Arrays: a list of the
     element type; with ``flexible``, also None (``[]``: empty) and one scalar
-    (a list of one). Strings and bools must be of their type.
+    (a list of one). Strings and bools must be of their type (with
+    ``flexible``, a string takes a bool as 'true' or 'false').
     """
     allowed = _allowed(default, value_range, constraints, flexible)
 
@@ -153,6 +154,8 @@ def convert(name: str, value: Any, default: Any,
                 raise fail(f'got {_type_name(item)} {item!r}')
             return item
         if isinstance(like, str):
+            if flexible and isinstance(item, bool):   # YAML's false for the choice 'false'
+                return 'true' if item else 'false'
             if not isinstance(item, str):
                 raise fail(f'got {_type_name(item)} {item!r}')
             return item
