@@ -300,3 +300,16 @@ def test_a_node_without_a_model_stops_with_one_line(executable):
     assert len(errors) == 1 and 'Traceback' not in output, output
     assert ("cannot start: no robot model: urdf_path '/no/such/arm.urdf'" in errors[0]
             and 'does not exist' in errors[0]), errors
+
+
+@pytest.mark.ros
+def test_operational_space_refuses_a_wrong_type_at_runtime():
+    """A double parameter set to text is refused with the reason; an integer is taken."""
+    namespace = unique_namespace()
+    with NodeProcess('operational_space_node', namespace, {'urdf_path': TWO_R}) as node, \
+            RosClient(namespace) as ros:
+        result = set_parameters(ros, 'operational_space', damping='abc')
+        assert not result.successful and 'parameter damping' in result.reason, result.reason
+        assert set_parameters(ros, 'operational_space', damping=1).successful
+        assert not set_parameters(ros, 'operational_space', damping=0).successful
+        assert node.alive() and 'Traceback' not in node.output(), node.output()
