@@ -44,7 +44,8 @@ setup(
                            include_dirs=NUMPY_INCLUDE, optional=True)],
     # ranges for pip users; requirements/core.txt pins the versions CI runs
     # tqdm: the progress bars of the ros-dynamics command, which plain pip installs too
-    install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.60', 'PyYAML>=6.0',
+    # numba to the minor version CI runs: _jit.py and _lanes.py use numba internals
+    install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.68,<0.69', 'PyYAML>=6.0',
                       'tqdm>=4.66'],
     extras_require={
         'plot': ['matplotlib>=3.8'],   # ros-dynamics ... --plot

@@ -60,9 +60,9 @@ from ros_dynamics._lanes import as_lanes, LANES  # noqa: E402
 from ros_dynamics.aba import (W_BIAS_V, W_BIAS_W, W_D, W_IA_A, W_IA_B, W_IA_C,  # noqa: E402
                               W_PA_F, W_PA_N, W_POS, W_ROT, W_SMALL_U, W_U_V, W_U_W, W_VEL_V,
                               W_VEL_W)
-from ros_dynamics.joints import (armature_of, body_count, coordinate_of, gravity_of,  # noqa: E402
-                                 joint_position, joint_rate, joint_transform, motion_subspace,
-                                 parent_of, rigid_inertia)
+from ros_dynamics.joints import (armature_of, body_count, gravity_of, joint_rate,  # noqa: E402
+                                 joint_transform, parent_of, rigid_inertia, subspace_column,
+                                 velocity_index)
 from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent,  # noqa: E402
                                   cross_force, cross_motion, dot, force_to_parent, load3, load9,
                                   mat_add, motion_to_child, outer, rigid_inertia_times, scale,
@@ -80,7 +80,7 @@ def body_frame_aba(model, q, qd, tau, work, qdd, passes):
     gravity = gravity_of(model)
     zero = (0.0, 0.0, 0.0)
     for i in range(nb):
-        rot, r = joint_transform(model, i, joint_position(model, i, q))
+        rot, r = joint_transform(model, i, q)
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
         parent = parent_of(model, i)
@@ -88,7 +88,7 @@ def body_frame_aba(model, q, qd, tau, work, qdd, passes):
         if parent >= 0:
             vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
                                      load3(work, parent, W_VEL_V))
-        sw, sv = motion_subspace(model, i)
+        sw, sv = subspace_column(model, i, 0)
         rate = joint_rate(model, i, qd)
         jw, jv = scale(rate, sw), scale(rate, sv)
         vw, vv = add(vw, jw), add(vv, jv)
@@ -111,10 +111,10 @@ def body_frame_aba(model, q, qd, tau, work, qdd, passes):
     for i in range(nb - 1, -1, -1):
         a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
         pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
-        sw, sv = motion_subspace(model, i)
+        sw, sv = subspace_column(model, i, 0)
         uw, uv = articulated_times(a, b, c, sw, sv)
         d = dot(sw, uw) + dot(sv, uv) + armature_of(model, i)
-        u = tau[coordinate_of(model, i)] - dot(sw, pn) - dot(sv, pf)
+        u = tau[velocity_index(model, i)] - dot(sw, pn) - dot(sv, pf)
         store3(work, i, W_U_W, uw)
         store3(work, i, W_U_V, uv)
         work[i, W_D] = d
@@ -150,10 +150,10 @@ def body_frame_aba(model, q, qd, tau, work, qdd, passes):
                                      load3(work, parent, W_VEL_V))
         aw = add(aw, load3(work, i, W_BIAS_W))
         av = add(av, load3(work, i, W_BIAS_V))
-        sw, sv = motion_subspace(model, i)
+        sw, sv = subspace_column(model, i, 0)
         acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
                - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
-        qdd[coordinate_of(model, i)] = acc
+        qdd[velocity_index(model, i)] = acc
         store3(work, i, W_VEL_W, add(aw, scale(acc, sw)))
         store3(work, i, W_VEL_V, add(av, scale(acc, sv)))
     return -1

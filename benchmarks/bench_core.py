@@ -58,8 +58,8 @@ sys.path.insert(0, ROOT)   # measure this checkout
 sys.path.insert(0, HERE)
 
 from chains import serial_chain_urdf  # noqa: E402, I100
-from ros_dynamics import model as ros_model  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
+from ros_dynamics import runtime  # noqa: E402
 
 try:
     import pinocchio as pin  # noqa: E402
@@ -181,7 +181,7 @@ def single_table(base: str, repeats: int, calls: int) -> list:
 def batch_table(base: str, count: int, repeats: int) -> list:
     """Return rows (robot, algorithm, ours 2 threads, ours 1 thread, Pinocchio loop, speedup)."""
     rows = []
-    threads = ros_model._batch_threads
+    threads = runtime.batch_threads
     for label, relative, mimic, _ in ROBOTS:
         pair = Pair(os.path.join(base, relative), mimic)
         robot, model, data = pair.robot, pair.model, pair.data
@@ -205,11 +205,11 @@ def batch_table(base: str, count: int, repeats: int) -> list:
             while time.perf_counter() - start < 0.3:
                 ours()
             t_par, t_pin = interleaved(ours, theirs, [()], [()], repeats)
-            ros_model._batch_threads = 1
+            runtime.batch_threads = 1
             try:
                 t_one, _ = interleaved(ours, None, [()], [()], repeats)
             finally:
-                ros_model._batch_threads = threads
+                runtime.batch_threads = threads
             rows.append((label, name, t_par / count * 1e6, t_one / count * 1e6,
                          t_pin / count * 1e6, t_pin / t_par))
     return rows
@@ -249,8 +249,8 @@ def batch_per_state(function, joints: int, states: int = 200) -> float:
     """
     rng = np.random.default_rng(joints + 1)
     q, qd, x = (rng.uniform(-1.0, 1.0, (states, joints)) for _ in range(3))
-    saved = ros_model._batch_threads
-    ros_model._batch_threads = 1
+    saved = runtime.batch_threads
+    runtime.batch_threads = 1
     try:
         function(q, qd, x)
         best = float('inf')
@@ -259,7 +259,7 @@ def batch_per_state(function, joints: int, states: int = 200) -> float:
             function(q, qd, x)
             best = min(best, time.perf_counter() - start)
     finally:
-        ros_model._batch_threads = saved
+        runtime.batch_threads = saved
     return best / states
 
 
@@ -375,7 +375,7 @@ def main() -> int:
     print('# ros_dynamics core benchmark')
     print(f'{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {cpu_model()}, '
           f'{os.cpu_count()} cores; Python {platform.python_version()}, numpy {np.__version__}, '
-          f'numba {numba.__version__}, batches on {ros_model._batch_threads} threads, '
+          f'numba {numba.__version__}, batches on {runtime.batch_threads} threads, '
           f'Pinocchio {pin.__version__}')
     print('Times are medians over repeats; ratio = ours / Pinocchio (lower is better). '
           "'dof' is ours/Pinocchio's nv ('Panda mimic' follows the finger's mimic tag; "

@@ -39,8 +39,8 @@ sys.path.insert(0, os.path.join(ROOT, 'test'))
 
 import pinocchio as pin  # noqa: E402, I100
 from robot_data import example_urdf  # noqa: E402
-from ros_dynamics import model as ros_model  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
+from ros_dynamics import runtime  # noqa: E402
 
 
 def timed(function, repeats: int) -> tuple:
@@ -75,13 +75,13 @@ def main() -> None:
             pin.computeJointTorqueRegressor(model, data, q[k], qd[k], qdd[k])
 
     rows = []
-    for label, threads in (('all threads', ros_model._batch_threads), ('1 thread', 1)):
-        saved = ros_model._batch_threads
-        ros_model._batch_threads = threads
+    for label, threads in (('all threads', runtime.batch_threads), ('1 thread', 1)):
+        saved = runtime.batch_threads
+        runtime.batch_threads = threads
         try:
             ours = timed(lambda: robot.regressor(q, qd, qdd), args.repeats)
         finally:
-            ros_model._batch_threads = saved
+            runtime.batch_threads = saved
         reference = timed(pinocchio_loop, args.repeats)
         rows.append((label, ours, reference))
     n = args.states

@@ -31,9 +31,17 @@ from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)   # first: submodules may live in either
 
-from ros_dynamics.exceptions import (BatchTooLargeError, SingularMassMatrixError, URDFError,
-                                     URDFWarning)
+from ros_dynamics.exceptions import (BatchTooLargeError, InfeasiblePathError,
+                                     SingularMassMatrixError, URDFError, URDFWarning)
 from ros_dynamics.model import RobotModel
 
-__all__ = ['BatchTooLargeError', 'RobotModel', 'SingularMassMatrixError', 'URDFError',
-           'URDFWarning']
+__all__ = ['BatchTooLargeError', 'InfeasiblePathError', 'RobotModel', 'SingularMassMatrixError',
+           'URDFError', 'URDFWarning', 'time_optimal_trajectory']
+
+
+def __getattr__(name: str):
+    """Import ``time_optimal_trajectory`` on first use (keeps scipy out of start-up)."""
+    if name == 'time_optimal_trajectory':
+        from ros_dynamics.time_optimal import time_optimal_trajectory
+        return time_optimal_trajectory
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

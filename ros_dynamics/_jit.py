@@ -17,13 +17,29 @@ Compilation of the kernels: numba ``njit`` with an on-disk cache.
 
 All algorithms are written once, as plain Python over flat arrays, and
 compiled by numba. Compiled code is cached in a per-user directory keyed by
-a digest of the modules that define kernels: numba itself only notices edits
-to the file that defines a kernel, not to the helpers it inlines from other files,
-and an installed package may live somewhere read-only. The directory is
-``$ROS_DYNAMICS_CACHE_DIR`` if set, else the first writable of
-``$XDG_CACHE_HOME/ros_dynamics`` (or ``~/.cache/ros_dynamics``) and
-``$TMPDIR/ros_dynamics-<uid>``; when none is writable the kernels compile in
-memory (slower start-up, same results).
+content, not by path: a digest of the modules that define kernels (numba
+itself only notices edits to the file that defines a kernel, not to the
+helpers it inlines from other files), of the numba, llvmlite, numpy and
+Python versions and of the CPU. Every copy of the same sources (the source
+tree, the colcon install of it, a pip install, another clone) shares one
+cache: numba's own locators key it by the source file's directory, so
+``ContentCacheLocator`` replaces them with the module's name inside the
+digest's directory (numba 0.68's source stamp is already a hash of the
+file's content). The base directory is ``$ROS_DYNAMICS_CACHE_DIR`` if set,
+else the first writable of ``$XDG_CACHE_HOME/ros_dynamics`` (or
+``~/.cache/ros_dynamics``) and ``$TMPDIR/ros_dynamics-<uid>``; when none is
+writable the kernels compile in memory (slower start-up, same results).
+
+Each copy of the package that uses a digest's directory records itself there
+(``copies/``: its path and the hashes of its kernel sources) and touches
+its ``last-used`` file. When a process creates a new digest's directory (the
+sources or the toolchain changed), ``prune_caches`` removes the directories
+no copy uses any more: the current one is always kept, and so is one that a
+warmer is filling, one that any recorded copy still holds the sources of,
+one without records (written by an older version of this module) until it
+has been left unwritten for ``KEEP_UNRECORDED_DAYS``, and the
+``KEEP_RECENT`` most recently used of the others (switching a checkout
+between two branches and back finds its kernels still there).
 
 Single-state entry points (``state_entry``) are compiled as C callbacks
 (numba ``cfunc``) taking raw pointers, and Python calls them through
@@ -41,20 +57,25 @@ from the cache. ``ROS_DYNAMICS_PRECOMPILE=0`` turns this off.
 import ctypes
 import hashlib
 import importlib
+import json
 import logging
 import os
 from pathlib import Path
+import platform
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from typing import Callable, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 import warnings
 
+import llvmlite
+import llvmlite.binding
 import numba
 from numba import types
-from numba.core.caching import _CacheLocator
+from numba.core.caching import UserProvidedCacheLocator
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 import numpy as np
@@ -88,16 +109,127 @@ _compile_announced = False
 logger = logging.getLogger(__name__)
 
 
-def _source_digest() -> str:
-    """Return a short digest of numba's version and the modules that define kernels."""
-    digest = hashlib.sha256(numba.__version__.encode())
-    root = Path(__file__).parent
+PACKAGE_ROOT = Path(__file__).parent
+# a digest's directory without copy records (an older layout) is kept while written this recently
+KEEP_UNRECORDED_DAYS = 2.0
+KEEP_RECENT = 2   # unused digests' directories kept besides the current one, newest use first
+_WARMING_LOCK_SECONDS = 600.0   # a warmer's lock older than this is stale (_start_warming)
+
+
+def kernel_sources(package: Optional[Path] = None) -> Dict[str, str]:
+    """
+    Return the modules that define kernels: {path relative to the package: sha256 of its bytes}.
+
+    ``package`` is the directory of a copy of the package (default: this
+    one). A module counts if it defines a kernel (``@kernel``) or compiles
+    them (``_jit.py``, ``_lanes.py``).
+    """
+    root = PACKAGE_ROOT if package is None else Path(package)
+    sources = {}
     for path in sorted(root.rglob('*.py')):   # subpackages too (actuators/)
         source = path.read_bytes()
         if path.name in ('_jit.py', '_lanes.py') or b'\n@kernel' in source:   # and the types
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(source)
+            sources[path.relative_to(root).as_posix()] = hashlib.sha256(source).hexdigest()
+    return sources
+
+
+def _toolchain() -> tuple:
+    """Return what compiled code depends on besides the sources: versions, platform, CPU."""
+    return (numba.__version__, llvmlite.__version__, np.__version__, sys.version_info[:3],
+            platform.machine(), llvmlite.binding.get_process_triple(),
+            llvmlite.binding.get_host_cpu_name())
+
+
+def _source_digest(sources: Optional[Dict[str, str]] = None) -> str:
+    """Return the 16 hex digits naming the cache directory of these kernel sources."""
+    digest = hashlib.sha256(repr(_toolchain()).encode())
+    for relative, sha in sorted((kernel_sources() if sources is None else sources).items()):
+        digest.update(relative.encode() + b'\0' + sha.encode() + b'\0')
     return digest.hexdigest()[:16]
+
+
+def _is_digest(name: str) -> bool:
+    """Return True for a directory name that ``_source_digest`` could have made."""
+    return len(name) == 16 and all(c in '0123456789abcdef' for c in name)
+
+
+def _register_copy(path: str, sources: Dict[str, str]) -> None:
+    """Record this copy of the package as a user of the digest's directory ``path``."""
+    copies = Path(path, 'copies')
+    record = copies / (hashlib.sha1(str(PACKAGE_ROOT).encode()).hexdigest()[:16] + '.json')
+    if record.exists():
+        return
+    copies.mkdir(exist_ok=True)
+    partial = record.with_suffix(f'.{os.getpid()}.tmp')
+    partial.write_text(json.dumps({'package': str(PACKAGE_ROOT), 'sources': sources}))
+    os.replace(partial, record)
+
+
+def _copy_holds(record: Path) -> bool:
+    """Return True if the copy a record names still holds exactly the sources it recorded."""
+    try:
+        data = json.loads(record.read_text())
+        package = Path(data['package'])
+        return all(hashlib.sha256((package / relative).read_bytes()).hexdigest() == sha
+                   for relative, sha in data['sources'].items())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def _in_use(path: Path) -> bool:
+    """Return True if some copy may still use the digest's directory ``path`` (prune_caches)."""
+    now = time.time()
+    try:
+        if now - (path / 'warming.lock').stat().st_mtime < _WARMING_LOCK_SECONDS:
+            return True
+    except OSError:
+        pass
+    records = list(path.glob('copies/*.json'))
+    if records:
+        return any(_copy_holds(record) for record in records)
+    try:   # the layout before copy records: kept while recently written
+        newest = max([path.stat().st_mtime] + [e.stat().st_mtime for e in path.iterdir()])
+    except OSError:
+        return False
+    return now - newest < KEEP_UNRECORDED_DAYS * 86400.0
+
+
+def _last_used(path: Path) -> float:
+    """Return when a process last used the digest's directory ``path`` (its last-used file)."""
+    for candidate in (path / 'last-used', path):
+        try:
+            return candidate.stat().st_mtime
+        except OSError:
+            continue
+    return 0.0
+
+
+def prune_caches(base: str, current: str, keep_recent: int = KEEP_RECENT) -> List[str]:
+    """
+    Remove the digests' directories under ``base`` that no copy of the package uses.
+
+    ``current`` (a digest) is always kept; so is a directory a warmer is
+    filling (a lock younger than 10 minutes), one whose recorded copies
+    (``copies/*.json``) include one that still holds exactly the recorded
+    sources, one without records that was written in the last
+    ``KEEP_UNRECORDED_DAYS``, and the ``keep_recent`` most recently used of
+    the rest. Returns the paths removed. Called when a process creates a new
+    digest's directory, i.e. when sources or toolchain changed.
+    """
+    removed = []
+    try:
+        entries = [e for e in Path(base).iterdir() if e.is_dir() and _is_digest(e.name)]
+    except OSError:
+        return removed
+    unused = sorted((e for e in entries if e.name != current and not _in_use(e)),
+                    key=_last_used, reverse=True)
+    for entry in unused[max(0, keep_recent):]:
+        shutil.rmtree(entry, ignore_errors=True)
+        removed.append(str(entry))
+    if removed:
+        logger.info('kernel cache: removed %d directories no copy uses: %s', len(removed),
+                    ', '.join(removed))
+    return removed
 
 
 def _cache_dir() -> Optional[str]:
@@ -106,16 +238,45 @@ def _cache_dir() -> Optional[str]:
     xdg = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
     fallback = os.path.join(tempfile.gettempdir(), f'ros_dynamics-{os.getuid()}')
     candidates = [explicit] if explicit else [os.path.join(xdg, 'ros_dynamics'), fallback]
+    sources = kernel_sources()
+    digest = _source_digest(sources)
     for base in candidates:
-        path = os.path.join(base, _source_digest())
+        path = os.path.join(base, digest)
         try:
+            new = not os.path.isdir(path)
             os.makedirs(path, exist_ok=True)
             probe = tempfile.NamedTemporaryFile(dir=path)
             probe.close()
-            return path
+            _register_copy(path, sources)
+            Path(path, 'last-used').touch()
         except OSError:
             continue
+        if new:
+            prune_caches(base, digest)
+        return path
     return None
+
+
+class ContentCacheLocator(UserProvidedCacheLocator):
+    """
+    numba cache locator: ``numba.config.CACHE_DIR`` / the kernel's package, whatever its path.
+
+    numba's ``UserProvidedCacheLocator`` names the subdirectory after the
+    source file's directory (its path's SHA-1), so two copies of the same
+    sources compiled twice; here it is the module's package
+    (``ros_dynamics``, ``ros_dynamics.rollouts``, ...), and CACHE_DIR itself
+    is keyed by the sources' digest. The source stamp stays numba's: a hash
+    of the file's content.
+    """
+
+    def __init__(self, py_func: Callable, py_file: str) -> None:
+        super().__init__(py_func, py_file)
+        self._cache_path = os.path.join(numba.config.CACHE_DIR, _package_of(py_func.__module__))
+
+
+def _package_of(module: str) -> str:
+    """Return the package holding ``module`` (its cache subdirectory)."""
+    return module.rsplit('.', 1)[0]
 
 
 CACHE_DIR = _cache_dir()
@@ -156,14 +317,15 @@ def _cached_compile(decorator: Callable, python_function: Callable, *args, **opt
     """Return ``decorator(*args, cache=True, **options)(python_function)`` cached in CACHE_DIR."""
     if CACHE_DIR is None:
         return decorator(*args, cache=False, **options)(python_function)
-    saved = numba.config.CACHE_DIR
+    saved = numba.config.CACHE_DIR, numba.config.CACHE_LOCATOR_CLASSES
     numba.config.CACHE_DIR = CACHE_DIR
+    numba.config.CACHE_LOCATOR_CLASSES = f'{__name__}.ContentCacheLocator'
     try:
         return decorator(*args, cache=True, **options)(python_function)
     except RuntimeError:   # no usable cache locator after all: compile in memory
         return decorator(*args, cache=False, **options)(python_function)
     finally:
-        numba.config.CACHE_DIR = saved
+        numba.config.CACHE_DIR, numba.config.CACHE_LOCATOR_CLASSES = saved
 
 
 @intrinsic
@@ -284,27 +446,27 @@ def _announce_compile(dispatcher) -> None:
 
 def entry_points() -> list:
     """Return every entry-point kernel, in ENTRY_MODULES order."""
-    out = []
-    for name in ENTRY_MODULES:
-        module = importlib.import_module(f'ros_dynamics.{name}')
-        out += [value for value in vars(module).values()
-                if getattr(value, 'entry_signatures', None) is not None
-                and getattr(value, '__module__', None) == module.__name__]
-    return out
+    return [dispatcher for name in ENTRY_MODULES for dispatcher in _entry_points_of(name)]
+
+
+def _entry_points_of(name: str) -> list:
+    """Return the entry-point kernels the module ``ros_dynamics.<name>`` defines."""
+    module = importlib.import_module(f'ros_dynamics.{name}')
+    return [value for value in vars(module).values()
+            if getattr(value, 'entry_signatures', None) is not None
+            and getattr(value, '__module__', None) == module.__name__]
 
 
 def _cached(dispatcher) -> bool:
     """
-    Return True if the cache holds an index for this kernel compiled from this source file.
+    Return True if the cache holds an index for this kernel.
 
-    numba keeps one cache subdirectory per source directory, so kernels
-    compiled from another copy of the package (the source tree next to the
-    colcon install, say) do not count.
+    Where ContentCacheLocator puts it: CACHE_DIR (this digest of the
+    sources) / the kernel's package, whichever copy of the package compiled it.
     """
-    name = f'{dispatcher.__module__.rsplit(".", 1)[-1]}.{dispatcher.__name__}-*.nbi'
-    source = sys.modules[dispatcher.__module__].__file__
-    subpath = _CacheLocator.get_suitable_cache_subpath(source)
-    return any(Path(CACHE_DIR, subpath).glob(name))
+    module = dispatcher.__module__
+    name = f'{module.rsplit(".", 1)[-1]}.{dispatcher.__name__}-*.nbi'
+    return any(Path(CACHE_DIR, _package_of(module)).glob(name))
 
 
 def warm_cache(last_first: bool = True) -> None:
@@ -313,23 +475,30 @@ def warm_cache(last_first: bool = True) -> None:
 
     The background warmer (_start_warming) goes last ones first; a process
     warming itself in the foreground should go first ones first, so that the
-    two meet in the middle instead of compiling the same kernels.
+    two meet in the middle instead of compiling the same kernels. Logs one
+    line per module of ENTRY_MODULES at INFO (what ``make build`` shows while
+    it compiles): the kernels compiled, the ones loaded, the seconds it took.
     """
-    entries = entry_points()
-    for dispatcher in reversed(entries) if last_first else entries:
-        ensure_compiled(dispatcher)
+    names = list(reversed(ENTRY_MODULES) if last_first else ENTRY_MODULES)
+    for k, name in enumerate(names, 1):
+        group = _entry_points_of(name)
+        missing = sum(CACHE_DIR is None or not _cached(d) for d in group)
+        start = time.monotonic()
+        for dispatcher in reversed(group) if last_first else group:
+            ensure_compiled(dispatcher)
+        logger.info('kernels %2d/%d %-24s %d compiled, %d loaded from the cache, %.1f s', k,
+                    len(names), name, missing, len(group) - missing, time.monotonic() - start)
     _mark_complete()
 
 
 def _complete_marker() -> str:
     """
-    Return the path of the file saying that the cache holds every entry point of this copy.
+    Return the path of the file saying that the cache holds every entry point.
 
-    The cache directory is per source digest already; the name adds this copy
-    of the package, as numba's own subdirectories do (``_cached``).
+    The cache directory is per digest of the sources, shared by every copy
+    of them, so one marker serves them all.
     """
-    copy = _CacheLocator.get_suitable_cache_subpath(__file__)
-    return os.path.join(CACHE_DIR, f'complete-{copy}')
+    return os.path.join(CACHE_DIR, 'complete')
 
 
 def _mark_complete() -> None:
@@ -366,7 +535,7 @@ def _start_warming() -> None:
             return
         lock = os.path.join(CACHE_DIR, 'warming.lock')
         try:
-            if time.time() - os.path.getmtime(lock) > 600.0:
+            if time.time() - os.path.getmtime(lock) > _WARMING_LOCK_SECONDS:
                 os.unlink(lock)
         except OSError:
             pass

@@ -36,17 +36,15 @@ same kernel (O(n^3), still small for the hands and grippers that have mimic
 joints).
 """
 
-import math
-
 import numpy as np
 
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics._lanes import diverge, select_le
 from ros_dynamics.crba import crba_into
-from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
-                                 ALIGN_TREE_R, armature_of, body_count, COL_JTYPE, coordinate_of,
-                                 dof_of, gravity_of, H_TOLERANCE, joint_position, joint_rate,
-                                 MASS, one_state, parent_of, REVOLUTE)
+from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, aligned_angular,
+                                 aligned_transform, armature_of, body_count, gravity_of,
+                                 H_TOLERANCE, joint_rate, MASS, nv_of, one_state, parent_of,
+                                 velocity_index)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_times_prismatic_z,
                                   articulated_times_z, articulated_to_parent,
@@ -73,25 +71,6 @@ W_U_V = 60     # 3
 W_D = 63       # 1: D_i
 W_SMALL_U = 64  # 1: u_i
 NWORK = 65
-
-
-@kernel
-def aligned_transform(model, i, qi):
-    """
-    Return (R, r): body i's aligned frame in its parent's aligned frame at joint coordinate qi.
-
-    Revolute: R = T Rz(qi), r = p; prismatic: R = T, r = p + T e_z qi, with
-    T, p the aligned tree transform (joints.aligned_columns). Rz(qi) only
-    mixes T's first two columns.
-    """
-    t = load9(model, i, ALIGN_TREE_R)
-    p = load3(model, i, ALIGN_TREE_P)
-    if model[i, COL_JTYPE] == REVOLUTE:
-        c, s = math.cos(qi), math.sin(qi)
-        return ((c * t[0] + s * t[1], c * t[1] - s * t[0], t[2],
-                 c * t[3] + s * t[4], c * t[4] - s * t[3], t[5],
-                 c * t[6] + s * t[7], c * t[7] - s * t[6], t[8]), p)
-    return t, (p[0] + t[2] * qi, p[1] + t[5] * qi, p[2] + t[8] * qi)
 
 
 @kernel
@@ -129,8 +108,8 @@ def aba_velocities(model, q, qd, fext, work):
     """ABA pass 1 into ``work``: X_i, v_i, c_i, IA_i = I_i and pA_i, aligned body frames."""
     zero = (0.0, 0.0, 0.0)
     for i in range(body_count(model)):
-        revolute = model[i, COL_JTYPE] == REVOLUTE
-        rot, r = aligned_transform(model, i, joint_position(model, i, q))
+        revolute = aligned_angular(model, i)
+        rot, r = aligned_transform(model, i, q)
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
         parent = parent_of(model, i)
@@ -173,13 +152,13 @@ def aba_articulated(model, tau, work):
     for i in range(nb - 1, -1, -1):
         a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
         pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
-        revolute = model[i, COL_JTYPE] == REVOLUTE
+        revolute = aligned_angular(model, i)
         if revolute:   # U = IA e_z (angular), the third column
             uw, uv = (a[2], a[5], a[8]), (b[6], b[7], b[8])
-            uz, u = a[8], tau[coordinate_of(model, i)] - pn[2]
+            uz, u = a[8], tau[velocity_index(model, i)] - pn[2]
         else:          # U = IA e_z (linear)
             uw, uv = (b[2], b[5], b[8]), (c[2], c[5], c[8])
-            uz, u = c[8], tau[coordinate_of(model, i)] - pf[2]
+            uz, u = c[8], tau[velocity_index(model, i)] - pf[2]
         armature = armature_of(model, i)
         d = uz + armature
         if not d > tolerance:   # on Lanes: in some lane; the caller runs them one at a time
@@ -276,8 +255,8 @@ def aba_accelerations(model, work, qdd):
         av = add(av, load3(work, i, W_BIAS_V))
         acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
                - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
-        qdd[coordinate_of(model, i)] = acc
-        if model[i, COL_JTYPE] == REVOLUTE:
+        qdd[velocity_index(model, i)] = acc
+        if aligned_angular(model, i):
             aw = (aw[0], aw[1], aw[2] + acc)
         else:
             av = (av[0], av[1], av[2] + acc)
@@ -355,8 +334,8 @@ def dense_into(model, q, qd, tau, fext, work, mass, qdd):
 def new_workspace(model):
     """Return the (work, mass) arrays of dense_into (work also fits aba_into)."""
     nb = body_count(model)
-    dof = dof_of(model)
-    return np.empty((nb, NWORK)), np.empty((dof, dof))   # NWORK > RNEA's and CRBA's
+    nv = nv_of(model)
+    return np.empty((nb, NWORK)), np.empty((nv, nv))   # NWORK > RNEA's and CRBA's
 
 
 @state_entry
@@ -386,7 +365,7 @@ def forward_dynamics_dense_entry(model, rows, n, q, qd, tau, extra, qdd):
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
 def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
     """
-    Write qdd[N, dof] by ABA for N validated states; fext as in RNEA's batch.
+    Write qdd[N, nv] by ABA for N validated states; fext as in RNEA's batch.
 
     Return 0, or -(k + 1) for the first singular body k met (serial, as RNEA's batch).
     """
@@ -402,7 +381,7 @@ def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
 def forward_dynamics_dense_batch(model, q, qd, tau, fext, qdd):
     """
-    Write qdd[N, dof] by M qdd = tau - b for N validated states (models with mimic joints).
+    Write qdd[N, nv] by M qdd = tau - b for N validated states (models with mimic joints).
 
     Return 0, or -(k + 1) for the first coordinate k whose pivot vanishes.
     """

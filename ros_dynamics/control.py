@@ -33,7 +33,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics.model import _as_array, finite_array, RobotModel
+from ros_dynamics.model import RobotModel
+from ros_dynamics.runtime import as_array, finite_array
 
 
 def wrap_angles(delta: np.ndarray, continuous: np.ndarray) -> np.ndarray:
@@ -113,7 +114,7 @@ class CartesianImpedance:
                      else finite_array(rest, 'rest', (robot.dof,)).copy())
 
     def _gains(self, values: Sequence[float], name: str) -> np.ndarray:
-        gains = _as_array(values, name)
+        gains = as_array(values, name)
         if gains.shape != (6,) or not np.all(np.isfinite(gains)) or np.any(gains < 0.0):
             raise ValueError(f'{name}: expected 6 finite non-negative gains (x, y, z, rx, ry, rz),'
                              f' got {values!r}')

@@ -32,21 +32,24 @@ is skew-symmetric. Cost O(n d^2) for depth d.
 import numpy as np
 
 from ros_dynamics._jit import IN1, IN2, kernel, OUT2, STATUS
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, MIMIC_GAIN,
-                                 motion_subspace, parent_of, rigid_inertia)
+from ros_dynamics.joints import (bad_positions, bad_state, body_count, joint_nv, MAX_JOINT_NV,
+                                 MIMIC_GAIN, parent_of, rigid_inertia, subspace_column,
+                                 velocity_index)
 from ros_dynamics.kinematics import forward_pass, NWORK, W_VEL_V, W_VEL_W, world_poses
 from ros_dynamics.spatial import (add, cross, cross_force, cross_motion, dot, load3, load6,
                                   load9, mat_vec, rigid_inertia_times, rigid_inertia_to_parent,
                                   scale, store3, store6, sub)
 
 # per-body world quantities
-C_S = 0       # 6: S_k
-C_SDOT = 6    # 6: dS_k/dt
-C_VEL = 12    # 6: v_k
-C_MASS = 18   # 1
-C_H = 19      # 3
-C_IBAR = 22   # 6
-NCOL = 28
+C_VEL = 0     # 6: v_i
+C_MASS = 6    # 1
+C_H = 7       # 3
+C_IBAR = 10   # 6
+NCOL = 16
+# per motion-subspace column a of a body: at 12 a
+S_AXIS = 0    # 6: S_ia
+S_RATE = 6    # 6: dS_ia/dt
+NSUBSPACE = 12 * MAX_JOINT_NV
 
 
 @kernel
@@ -58,8 +61,8 @@ def motion_to_world(rot, pos, w, v):
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, OUT2)])
 def coriolis_matrix(model, q, qd, out):
-    """Write C(q, qd) into out (dof, dof); return 0, or 1 if q or qd is bad (wrong size, NaN)."""
-    if bad_state(model, q) or bad_state(model, qd):
+    """Write C(q, qd) into out (nv, nv); return 0, or 1 if q or qd is bad (wrong size, NaN)."""
+    if bad_positions(model, q) or bad_state(model, qd):
         return 1
     nb = body_count(model)
     out[:, :] = 0.0
@@ -68,18 +71,20 @@ def coriolis_matrix(model, q, qd, out):
     poses = np.empty((nb, 12))
     world_poses(model, work, poses)
     world = np.empty((nb, NCOL))
+    subspace = np.empty((nb, NSUBSPACE))
     for i in range(nb):
         rot, pos = load9(poses, i, 0), load3(poses, i, 9)
         vw, vv = motion_to_world(rot, pos, load3(work, i, W_VEL_W), load3(work, i, W_VEL_V))
-        sw, sv = motion_subspace(model, i)
-        sw, sv = motion_to_world(rot, pos, sw, sv)
-        dw, dv = cross_motion(vw, vv, sw, sv)
+        for a in range(joint_nv(model, i)):
+            sw, sv = subspace_column(model, i, a)
+            sw, sv = motion_to_world(rot, pos, sw, sv)
+            dw, dv = cross_motion(vw, vv, sw, sv)
+            store3(subspace, i, 12 * a + S_AXIS, sw)
+            store3(subspace, i, 12 * a + S_AXIS + 3, sv)
+            store3(subspace, i, 12 * a + S_RATE, dw)
+            store3(subspace, i, 12 * a + S_RATE + 3, dv)
         m, h, ibar = rigid_inertia(model, i)
         h, ibar = rigid_inertia_to_parent(rot, pos, m, h, ibar)
-        store3(world, i, C_S, sw)
-        store3(world, i, C_S + 3, sv)
-        store3(world, i, C_SDOT, dw)
-        store3(world, i, C_SDOT + 3, dv)
         store3(world, i, C_VEL, vw)
         store3(world, i, C_VEL + 3, vv)
         world[i, C_MASS] = m
@@ -91,22 +96,26 @@ def coriolis_matrix(model, q, qd, out):
         ivn, ivf = rigid_inertia_times(m, h, ibar, vw, vv)
         k = i
         while k >= 0:
-            sw, sv = load3(world, k, C_S), load3(world, k, C_S + 3)
-            fn, ff = rigid_inertia_times(m, h, ibar, load3(world, k, C_SDOT),
-                                         load3(world, k, C_SDOT + 3))
-            isn, isf = rigid_inertia_times(m, h, ibar, sw, sv)
-            t1n, t1f = cross_force(vw, vv, isn, isf)
-            xw, xv = cross_motion(vw, vv, sw, sv)
-            t2n, t2f = rigid_inertia_times(m, h, ibar, xw, xv)
-            t3n, t3f = cross_force(sw, sv, ivn, ivf)
-            fn = add(fn, scale(0.5, add(sub(t1n, t2n), t3n)))
-            ff = add(ff, scale(0.5, add(sub(t1f, t2f), t3f)))
             gk = model[k, MIMIC_GAIN]
-            col = coordinate_of(model, k)
-            j = i
-            while j >= 0:
-                value = dot(load3(world, j, C_S), fn) + dot(load3(world, j, C_S + 3), ff)
-                out[coordinate_of(model, j), col] += model[j, MIMIC_GAIN] * gk * value
-                j = parent_of(model, j)
+            for a in range(joint_nv(model, k)):
+                sw, sv = load3(subspace, k, 12 * a), load3(subspace, k, 12 * a + 3)
+                fn, ff = rigid_inertia_times(m, h, ibar, load3(subspace, k, 12 * a + S_RATE),
+                                             load3(subspace, k, 12 * a + S_RATE + 3))
+                isn, isf = rigid_inertia_times(m, h, ibar, sw, sv)
+                t1n, t1f = cross_force(vw, vv, isn, isf)
+                xw, xv = cross_motion(vw, vv, sw, sv)
+                t2n, t2f = rigid_inertia_times(m, h, ibar, xw, xv)
+                t3n, t3f = cross_force(sw, sv, ivn, ivf)
+                fn = add(fn, scale(0.5, add(sub(t1n, t2n), t3n)))
+                ff = add(ff, scale(0.5, add(sub(t1f, t2f), t3f)))
+                col = velocity_index(model, k) + a
+                j = i
+                while j >= 0:
+                    gain = model[j, MIMIC_GAIN] * gk
+                    for b in range(joint_nv(model, j)):
+                        value = (dot(load3(subspace, j, 12 * b), fn)
+                                 + dot(load3(subspace, j, 12 * b + 3), ff))
+                        out[velocity_index(model, j) + b, col] += gain * value
+                    j = parent_of(model, j)
             k = parent_of(model, k)
     return 0

@@ -26,9 +26,9 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, state_entry, STATUS
-from ros_dynamics.joints import (armature_of, bad_state, batch_of_one, body_count,
-                                 coordinate_of, MIMIC_GAIN, model_at, motion_subspace, parent_of,
-                                 rigid_inertia)
+from ros_dynamics.joints import (armature_of, bad_positions, batch_of_one, body_count, joint_nv,
+                                 MIMIC_GAIN, model_at, nq_of, parent_of, rigid_inertia,
+                                 subspace_column, velocity_index)
 from ros_dynamics.kinematics import transforms, W_POS, W_ROT
 from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9,
                                   rigid_inertia_times, rigid_inertia_to_parent, store3, store6)
@@ -64,28 +64,40 @@ def composite_inertias(model, work):
 
 @kernel(inline=True)
 def crba_into(model, q, work, mass):
-    """Write the (dof, dof) mass matrix H(q) into ``mass``."""
+    """
+    Write the (nv, nv) mass matrix H(q) into ``mass``.
+
+    H_ij = S_i^T X Ic_j S_j for j in the subtree of i (Featherstone 2008,
+    table 6.2), one entry per pair of motion-subspace columns; a mimic joint
+    adds G_i G_j times its entries to its leader's (H = G^T H_full G), and
+    armature I_a to the diagonal.
+    """
     transforms(model, q, work)
     composite_inertias(model, work)
     mass[:, :] = 0.0
     for i in range(body_count(model)):
-        sw, sv = motion_subspace(model, i)
-        n, f = rigid_inertia_times(work[i, W_MASS], load3(work, i, W_H), load6(work, i, W_IBAR),
-                                   sw, sv)
-        ki = coordinate_of(model, i)
+        ki = velocity_index(model, i)
         gi = model[i, MIMIC_GAIN]
-        mass[ki, ki] += gi * gi * (dot(sw, n) + dot(sv, f))
-        if armature_of(model, i) != 0.0:
+        if armature_of(model, i) != 0.0:   # a one-dof joint's
             mass[ki, ki] += gi * gi * armature_of(model, i)
-        j = i
-        while parent_of(model, j) >= 0:
-            n, f = force_to_parent(load9(work, j, W_ROT), load3(work, j, W_POS), n, f)
-            j = parent_of(model, j)
-            sw, sv = motion_subspace(model, j)
-            value = gi * model[j, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
-            kj = coordinate_of(model, j)
-            mass[ki, kj] += value
-            mass[kj, ki] += value
+        for a in range(joint_nv(model, i)):
+            sw, sv = subspace_column(model, i, a)
+            n, f = rigid_inertia_times(work[i, W_MASS], load3(work, i, W_H),
+                                       load6(work, i, W_IBAR), sw, sv)
+            for b in range(joint_nv(model, i)):
+                tw, tv = subspace_column(model, i, b)
+                mass[ki + b, ki + a] += gi * gi * (dot(tw, n) + dot(tv, f))
+            j = i
+            while parent_of(model, j) >= 0:
+                n, f = force_to_parent(load9(work, j, W_ROT), load3(work, j, W_POS), n, f)
+                j = parent_of(model, j)
+                kj = velocity_index(model, j)
+                gain = gi * model[j, MIMIC_GAIN]
+                for b in range(joint_nv(model, j)):
+                    tw, tv = subspace_column(model, j, b)
+                    value = gain * (dot(tw, n) + dot(tv, f))
+                    mass[ki + a, kj + b] += value
+                    mass[kj + b, ki + a] += value
 
 
 @state_entry
@@ -97,15 +109,15 @@ def mass_matrix_entry(model, rows, n, q, b, c, extra, mass):
     holds NaN or Inf.
     """
     m = model_at(model, rows)
-    q = batch_of_one(q, n)
-    if bad_state(m, q[0]):
+    q = batch_of_one(q, nq_of(m))
+    if bad_positions(m, q[0]):
         return 1
     return mass_matrix_batch(m, q, carray(mass, (1, n, n)))
 
 
 @kernel(signatures=[STATUS(IN2, IN2, OUT3)])
 def mass_matrix_batch(model, q, mass):
-    """Write H[N, dof, dof] for the N validated rows of q; return 0 (serial, as RNEA's batch)."""
+    """Write H[N, nv, nv] for the N validated rows of q; return 0 (serial, as RNEA's batch)."""
     work = np.empty((body_count(model), NWORK))
     for s in range(q.shape[0]):
         crba_into(model, q[s], work, mass[s])

@@ -51,3 +51,45 @@ class BatchTooLargeError(MemoryError, ValueError):
     process); the message names the array, its shape and the sizes. A
     ``MemoryError`` and a ``ValueError``: split the batch into chunks.
     """
+
+
+class IdentificationError(ValueError, RuntimeError):
+    """
+    A recording identification cannot learn from, or a fit it cannot stand behind.
+
+    ``str(error)`` speaks to a Python caller (keywords such as
+    ``consistent=False``); ``command_line`` says the same to a user of
+    ``ros-dynamics identify`` (flags such as ``--no-consistent``). A
+    ``ValueError`` (bad data) and a ``RuntimeError`` (a failed solve).
+    """
+
+    def __init__(self, message: str, command_line: str = '') -> None:
+        super().__init__(message)
+        self.command_line = command_line or message
+
+
+class IdentificationWarning(UserWarning):
+    """Identification went ahead on data that leave part of the model to the prior."""
+
+
+class NonPhysicalEstimateWarning(IdentificationWarning):
+    """An unconstrained fit (``consistent=False``) came out physically impossible."""
+
+
+class InfeasiblePathError(ValueError):
+    """
+    A path that no timing can follow within the limits (time-optimal parameterization).
+
+    Raised by ``time_optimal_trajectory``; the message names the joint, the
+    limit and the path position (path parameter s and the waypoints around it),
+    e.g. a pose whose gravity torque alone exceeds the effort limit, or an end
+    velocity the limits cannot reach. ``joint``, ``limit`` and ``s`` hold the
+    same facts for programs (``joint``/``limit`` None when no single one is to
+    blame).
+    """
+
+    def __init__(self, message: str, joint=None, limit=None, s=None) -> None:
+        super().__init__(message)
+        self.joint = joint
+        self.limit = limit
+        self.s = s

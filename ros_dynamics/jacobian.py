@@ -26,9 +26,9 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import kernel, read_only, state_entry
-from ros_dynamics.joints import (bad_state, body_count, coordinate_of, joint_position,
-                                 joint_transform, MIMIC_GAIN, model_at, motion_subspace,
-                                 parent_of, state_at)
+from ros_dynamics.joints import (bad_positions, bad_state, body_count, joint_nv,
+                                 joint_transform, MIMIC_GAIN, model_at, nq_of, nv_of, parent_of,
+                                 state_at, subspace_column, velocity_index)
 from ros_dynamics.kinematics import (forward_pass, NWORK, store_world_pose, W_ACC_V, W_ACC_W,
                                      W_VEL_V, W_VEL_W, world_poses)
 from ros_dynamics.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
@@ -63,7 +63,7 @@ def chain_poses(model, q, body):
     poses = np.empty((nb, 12))
     for d in range(depth - 1, -1, -1):
         i = chain[d]
-        rot, r = joint_transform(model, i, joint_position(model, i, q))
+        rot, r = joint_transform(model, i, q)
         store_world_pose(model, poses, i, rot, r)
     return poses
 
@@ -71,7 +71,7 @@ def chain_poses(model, q, body):
 @kernel
 def link_transform(model, q, body, offset, out):
     """Write the link's 4x4 homogeneous transform in the root frame; return 0, or 1 if q is bad."""
-    if bad_state(model, q):
+    if bad_positions(model, q):
         return 1
     rot, point = link_pose(chain_poses(model, q, body), body, offset)
     for r in range(3):
@@ -87,19 +87,19 @@ def link_transform(model, q, body, offset, out):
 def link_transform_entry(model, rows, n, q, b, c, extra, out):
     """Entry point of ``link_transform`` (C pointers, _jit.STATE_ENTRY; extra: jacobian_entry)."""
     link = read_only(carray(extra, (1, 13)))
-    return link_transform(model_at(model, rows), state_at(q, n), int(link[0, 12]), link,
-                          carray(out, (4, 4)))
+    m = model_at(model, rows)
+    return link_transform(m, state_at(q, nq_of(m)), int(link[0, 12]), link, carray(out, (4, 4)))
 
 
 @kernel
 def jacobian_world_aligned(model, q, body, offset, jac):
     """
-    Write J[6, dof], the link's Jacobian at its origin in world axes (LOCAL_WORLD_ALIGNED).
+    Write J[6, nv], the link's Jacobian at its origin in world axes (LOCAL_WORLD_ALIGNED).
 
     ``offset`` is a (1, 12) array: the link frame in its body frame (R row-major, p).
     Return 0, or 1 if q is bad (wrong size, NaN); ``body`` is trusted.
     """
-    if bad_state(model, q) or jac.shape[1] != q.shape[0]:
+    if bad_positions(model, q) or jac.shape[1] != nv_of(model):
         return 1
     poses = chain_poses(model, q, body)
     jacobian_at_point(model, poses, body, link_pose(poses, body, offset)[1], jac)
@@ -109,23 +109,25 @@ def jacobian_world_aligned(model, q, body, offset, jac):
 @kernel
 def jacobian_at_point(model, poses, body, point, jac):
     """
-    Write J[6, dof] of the point ``point`` (world) fixed in ``body``, world axes.
+    Write J[6, nv] of the point ``point`` (world) fixed in ``body``, world axes.
 
     poses (nb, 12): the world poses of the body and its ancestors (the other
-    rows are not read). Column of joint i: [z_v + z_w x (P - p_i); z_w].
+    rows are not read). Column of a motion-subspace column (z_w, z_v) of an
+    ancestor joint with origin p: [z_v + z_w x (P - p); z_w], times its mimic gain.
     """
     jac[:, :] = 0.0
     k = body
     while k >= 0:
         body_rot, origin = load9(poses, k, 0), load3(poses, k, 9)
-        sw, sv = motion_subspace(model, k)
-        zw, zv = mat_vec(body_rot, sw), mat_vec(body_rot, sv)
-        linear = add(zv, cross(zw, sub(point, origin)))
         gain = model[k, MIMIC_GAIN]
-        col = coordinate_of(model, k)
-        for r in range(3):
-            jac[r, col] += gain * linear[r]
-            jac[3 + r, col] += gain * zw[r]
+        first = velocity_index(model, k)
+        for a in range(joint_nv(model, k)):
+            sw, sv = subspace_column(model, k, a)
+            zw, zv = mat_vec(body_rot, sw), mat_vec(body_rot, sv)
+            linear = add(zv, cross(zw, sub(point, origin)))
+            for r in range(3):
+                jac[r, first + a] += gain * linear[r]
+                jac[3 + r, first + a] += gain * zw[r]
         k = parent_of(model, k)
 
 
@@ -138,8 +140,9 @@ def jacobian_entry(model, rows, n, q, b, c, extra, jac):
     body index, 13 values.
     """
     link = read_only(carray(extra, (1, 13)))
-    return jacobian_world_aligned(model_at(model, rows), state_at(q, n), int(link[0, 12]),
-                                  link, carray(jac, (6, n)))
+    m = model_at(model, rows)
+    return jacobian_world_aligned(m, state_at(q, nq_of(m)), int(link[0, 12]), link,
+                                  carray(jac, (6, n)))
 
 
 @kernel
@@ -193,8 +196,8 @@ def link_bias_acceleration_entry(model, rows, n, q, qd, c, extra, out):
     ``extra`` as jacobian_entry; return 0, or 1 if q or qd holds NaN or Inf.
     """
     m = model_at(model, rows)
-    q, qd = state_at(q, n), state_at(qd, n)
-    if bad_state(m, q) or bad_state(m, qd):
+    q, qd = state_at(q, nq_of(m)), state_at(qd, n)
+    if bad_positions(m, q) or bad_state(m, qd):
         return 1
     link = read_only(carray(extra, (1, 13)))
     return link_bias_acceleration(m, q, qd, int(link[0, 12]), link, carray(out, (3, 3)))

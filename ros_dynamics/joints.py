@@ -15,22 +15,34 @@
 """
 Joint models and the flat layout of the model arrays the kernels read.
 
-A model is built once at load time as ``ints[nb, 3]`` (parent body, joint
-type, index of the independent coordinate) and ``reals[nb, NREAL]`` (tree
-transform, axis, inertia, mimic map), one row per moving body, parents
-before children. Body ``-1`` is the fixed root. Body i's joint coordinate is
-``q_i = G_i q[k_i] + o_i`` (G = 1, o = 0 unless the joint mimics another), so
-mimic joints need no special case in the recursions beyond this map
-(Featherstone 2008, sec. 3.5, with the joint models of table 4.1).
+A model is built once at load time as ``ints[nb, NINT]`` (parent body, joint
+type, the joint's first position and velocity coordinates and how many of
+each) and ``reals[nb, NREAL]`` (tree transform, axis, inertia, mimic map), one
+row per moving body, parents before children. Body ``-1`` is the fixed root.
+
+This module is the only place that knows joint types (Featherstone 2008,
+sec. 4.4 and table 4.1, his ``jcalc``; Pinocchio's joint models): the joint
+transform ``joint_transform(model, i, q)``, the motion subspace S_i as
+``joint_nv`` constant columns in body coordinates (``subspace_column``), the
+joint velocity S_i qd_i (``joint_velocity``) and the projection S_i^T f of a
+body force onto the joint's coordinates (``add_joint_force``). The
+algorithms' passes loop over a joint's columns and never branch on its type.
+Every joint type here has S_i constant in body coordinates, so its bias
+c_J = dS/dt qd is zero (Featherstone 2008, eq. 4.10). q holds nq position
+coordinates and qd nv velocity coordinates (both the number of independent
+joints for the one-dof joints: revolute, continuous, prismatic). A mimic
+joint's coordinate is ``q_i = G_i q[k_i] + o_i`` of its leader's coordinate
+k_i (G = 1, o = 0 unless it mimics another), so mimic joints need no special
+case in the recursions beyond this map (Featherstone 2008, sec. 3.5).
 
 The kernels receive both packed into one read-only float array (``pack``):
-``model[i]`` is body i's reals followed by its ints (exact as floats) and its
+``model[i]`` is body i's reals followed by its ints (exact as floats), its
 actuator terms (armature and joint friction of the coordinate it drives, set
-on the body of each independent joint only, zero on mimic followers), and the
-last row ``model[nb]`` holds gravity, the number of coordinates, the
-singularity tolerance and the velocity scale of the smooth Coulomb sign. One
-argument instead of four keeps the per-call cost of crossing from Python
-into compiled code low.
+on the body of each independent joint only, zero on mimic followers), the
+joint-aligned copy ABA reads and the motion subspace columns, and the last
+row ``model[nb]`` holds gravity, nq, nv, the singularity tolerance and the
+velocity scale of the smooth Coulomb sign. One argument instead of four
+keeps the per-call cost of crossing from Python into compiled code low.
 """
 
 import functools
@@ -41,16 +53,24 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import kernel, read_only
-from ros_dynamics.spatial import add, axis_rotation, load3, load9, mat_mat, mat_vec, scale
+from ros_dynamics.spatial import add, axis_rotation, dot, load3, load9, mat_mat, mat_vec, scale
 
+# joint types (the ``jcalc`` functions below are the only code that reads them, but for
+# ABA's joint-aligned fast path for one-dof joints)
 REVOLUTE = 0
 PRISMATIC = 1
+# URDF joint type -> (type code, nq, nv)
+JOINT_TYPES = {'revolute': (REVOLUTE, 1, 1), 'continuous': (REVOLUTE, 1, 1),
+               'prismatic': (PRISMATIC, 1, 1)}
 
 # ints columns
 PARENT = 0
 JTYPE = 1
-QINDEX = 2
-NINT = 3
+QINDEX = 2      # the joint's first position coordinate (its leader's for a mimic joint)
+VINDEX = 3      # the joint's first velocity coordinate (its leader's for a mimic joint)
+JOINT_NQ = 4    # its number of position coordinates (0 for a mimic follower: it owns none)
+JOINT_NV = 5    # its number of velocity coordinates = columns of S (1 for a mimic follower)
+NINT = 6
 
 # reals columns
 TREE_R = 0      # 9: rotation of the joint frame at q = 0 in parent-body coordinates
@@ -67,6 +87,9 @@ NREAL = 27
 COL_PARENT = NREAL + PARENT
 COL_JTYPE = NREAL + JTYPE
 COL_QINDEX = NREAL + QINDEX
+COL_VINDEX = NREAL + VINDEX
+COL_NQ = NREAL + JOINT_NQ
+COL_NV = NREAL + JOINT_NV
 COL_ARMATURE = NREAL + NINT   # 1: reflected rotor inertia G^2 J_m (kg m^2, or kg)
 COL_VISCOUS = COL_ARMATURE + 1   # 1: viscous friction b (N m s/rad)
 COL_COULOMB = COL_ARMATURE + 2   # 1: Coulomb friction f_c (N m)
@@ -82,17 +105,22 @@ ALIGN_FIRST_MOMENT = ALIGN_TREE_P + 3   # 3: A_i^T h (kg m)
 ALIGN_IBAR = ALIGN_FIRST_MOMENT + 3   # 6: A_i^T ibar A_i (xx, yy, zz, xy, xz, yz)
 ALIGN_R = ALIGN_IBAR + 6            # 9: A_i, the aligned frame in body coordinates (row-major)
 NALIGNED = 30
-NCOL = NREAL + NINT + NACTUATOR + NALIGNED
+# the motion subspace S_i, body coordinates: column a of JOINT_NV at SUBSPACE + 6 a,
+# (angular, linear) (``subspace_columns``)
+SUBSPACE = NREAL + NINT + NACTUATOR + NALIGNED
+MAX_JOINT_NV = 6
+NCOL = SUBSPACE + 6 * MAX_JOINT_NV
 # header row (the last row of the packed model)
 H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)
-H_DOF = 3           # 1: number of independent coordinates
+H_NQ = 3            # 1: nq, the number of position coordinates
 H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is singular
 H_FRICTION_VELOCITY = 5   # 1: velocity scale v_s of the smooth sign tanh(qd / v_s) (rad/s)
+H_NV = 6            # 1: nv, the number of velocity coordinates
 # the rigid-body inertia columns a payload adds to (MASS, FIRST_MOMENT, IBAR)
 INERTIA_COLUMNS = slice(MASS, IBAR + 6)
 
 
-def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
+def pack(ints: np.ndarray, reals: np.ndarray, nq: int, nv: int, gravity: np.ndarray,
          tolerance: float, actuator: Optional[np.ndarray] = None,
          friction_velocity: float = 1e-3, inertia: Optional[np.ndarray] = None) -> np.ndarray:
     """
@@ -115,12 +143,31 @@ def pack(ints: np.ndarray, reals: np.ndarray, dof: int, gravity: np.ndarray,
         parent_turns = np.where((parents >= 0)[:, None, None], turns[parents], np.eye(3))
         model[:nb, ALIGN_TREE_R:ALIGN_TREE_R + NALIGNED] = aligned_columns(
             model[:nb], turns, parent_turns)
+        model[:nb, SUBSPACE:NCOL] = subspace_columns(ints, reals)
     model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
-    model[nb, H_DOF] = dof
+    model[nb, H_NQ] = nq
+    model[nb, H_NV] = nv
     model[nb, H_TOLERANCE] = tolerance
     model[nb, H_FRICTION_VELOCITY] = friction_velocity
     model.setflags(write=False)
     return model
+
+
+def subspace_columns(ints: np.ndarray, reals: np.ndarray) -> np.ndarray:
+    """
+    Return the motion subspaces (nb, 6 MAX_JOINT_NV): S_i's columns (angular, linear), body axes.
+
+    Featherstone 2008, table 4.1: revolute (axis, 0), prismatic (0, axis),
+    with the unit axis in body coordinates; unused columns are zero.
+    """
+    nb = ints.shape[0]
+    columns = np.zeros((nb, 6 * MAX_JOINT_NV))
+    axis = reals[:, AXIS:AXIS + 3]
+    revolute = ints[:, JTYPE] == REVOLUTE
+    prismatic = ints[:, JTYPE] == PRISMATIC
+    columns[revolute, 0:3] = axis[revolute]
+    columns[prismatic, 3:6] = axis[prismatic]
+    return columns
 
 
 def axis_alignment(axis: np.ndarray) -> np.ndarray:
@@ -250,14 +297,16 @@ def one_state(model, rows, n, a, b, c, extra, out):
     """
     Return the arguments of a 3-input batch kernel for one state given by C pointers.
 
-    (model, a, b, c, fext, out, bad): the state vectors as a batch of one,
-    ``extra`` as zero body forces (1, nb, 6), ``out`` as (1, n), and whether a
-    state vector holds NaN or Inf. (A state entry cannot take the batch kernel
-    as an argument: numba does not cache functions called through one.)
+    (model, a, b, c, fext, out, bad): ``a`` the positions (1, nq), ``b`` and
+    ``c`` velocity-sized (1, n) (velocities, accelerations or torques), as
+    batches of one, ``extra`` as zero body forces (1, nb, 6), ``out`` as (1, n),
+    and whether a state vector holds NaN or Inf or has the wrong size. (A state
+    entry cannot take the batch kernel as an argument: numba does not cache
+    functions called through one.)
     """
     m = model_at(model, rows)
-    a, b, c = batch_of_one(a, n), batch_of_one(b, n), batch_of_one(c, n)
-    bad = bad_state(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0])
+    a, b, c = batch_of_one(a, nq_of(m)), batch_of_one(b, n), batch_of_one(c, n)
+    bad = bad_positions(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0])
     return m, a, b, c, read_only(carray(extra, (1, rows - 1, 6))), carray(out, (1, n)), bad
 
 
@@ -268,9 +317,15 @@ def body_count(model):
 
 
 @kernel
-def dof_of(model):
-    """Return the number of independent coordinates."""
-    return int(model[model.shape[0] - 1, H_DOF])
+def nq_of(model):
+    """Return nq, the number of position coordinates."""
+    return int(model[model.shape[0] - 1, H_NQ])
+
+
+@kernel
+def nv_of(model):
+    """Return nv, the number of velocity coordinates (the size of qd, qdd, tau)."""
+    return int(model[model.shape[0] - 1, H_NV])
 
 
 @kernel
@@ -287,48 +342,119 @@ def parent_of(model, i):
 
 
 @kernel
-def coordinate_of(model, i):
-    """Return k_i, the independent coordinate that drives body i's joint."""
+def position_index(model, i):
+    """Return the first position coordinate of body i's joint (its leader's for a mimic joint)."""
     return int(model[i, COL_QINDEX])
 
 
 @kernel
+def velocity_index(model, i):
+    """Return k_i, the first velocity coordinate of body i's joint (its leader's if mimic)."""
+    return int(model[i, COL_VINDEX])
+
+
+@kernel
+def joint_nv(model, i):
+    """Return the number of velocity coordinates of body i's joint (the columns of S_i)."""
+    return int(model[i, COL_NV])
+
+
+@kernel
 def joint_position(model, i, q):
-    """Return q_i = G_i q[k_i] + o_i, the coordinate of body i's joint."""
-    return model[i, MIMIC_GAIN] * q[coordinate_of(model, i)] + model[i, MIMIC_OFFSET]
+    """Return q_i = G_i q[k_i] + o_i, the coordinate of body i's one-dof joint."""
+    return model[i, MIMIC_GAIN] * q[position_index(model, i)] + model[i, MIMIC_OFFSET]
 
 
 @kernel
 def joint_rate(model, i, qd):
-    """Return qd_i = G_i qd[k_i] (also used for accelerations)."""
-    return model[i, MIMIC_GAIN] * qd[coordinate_of(model, i)]
+    """Return qd_i = G_i qd[k_i] of body i's one-dof joint (also used for accelerations)."""
+    return model[i, MIMIC_GAIN] * qd[velocity_index(model, i)]
 
 
 @kernel
-def joint_transform(model, i, qi):
+def joint_transform(model, i, q):
     """
-    Return (R, r): body i's frame in its parent body's frame at joint coordinate qi.
+    Return (R, r): body i's frame in its parent body's frame at the positions q (nq,).
 
-    Revolute: R = R_tree Rot(axis, qi), r = p_tree. Prismatic: R = R_tree,
-    r = p_tree + R_tree axis qi (URDF: the child frame moves along the axis
+    ``jcalc`` (Featherstone 2008, table 4.1) after the tree transform:
+    revolute, R = R_tree Rot(axis, q_i), r = p_tree; prismatic, R = R_tree,
+    r = p_tree + R_tree axis q_i (URDF: the child frame moves along the axis
     expressed in the joint frame).
     """
     tree_r = load9(model, i, TREE_R)
     tree_p = load3(model, i, TREE_P)
     axis = load3(model, i, AXIS)
+    qi = joint_position(model, i, q)
     if model[i, COL_JTYPE] == REVOLUTE:
         return mat_mat(tree_r, axis_rotation(axis, qi)), tree_p
     return tree_r, add(tree_p, scale(qi, mat_vec(tree_r, axis)))
 
 
 @kernel
-def motion_subspace(model, i):
-    """Return S_i = (angular, linear) of body i's joint in body coordinates (table 4.1)."""
-    axis = load3(model, i, AXIS)
-    zero = (0.0, 0.0, 0.0)
-    if model[i, COL_JTYPE] == REVOLUTE:
-        return axis, zero
-    return zero, axis
+def aligned_angular(model, i):
+    """
+    Return True if body i's one-dof joint turns about its aligned z axis, False if it slides.
+
+    In the joint-aligned frames of ABA's fast path (``aligned_columns``) S_i
+    is (e_z, 0) for a revolute joint and (0, e_z) for a prismatic one.
+    """
+    return model[i, COL_JTYPE] == REVOLUTE
+
+
+@kernel
+def aligned_transform(model, i, q):
+    """
+    Return (R, r): body i's aligned frame in its parent's aligned frame at the positions q.
+
+    ``jcalc`` in the joint-aligned frames of ABA's fast path for one-dof
+    joints: revolute, R = T Rz(q_i), r = p; prismatic, R = T, r = p + T e_z q_i,
+    with T, p the aligned tree transform (``aligned_columns``). Rz(q_i) only
+    mixes T's first two columns.
+    """
+    t = load9(model, i, ALIGN_TREE_R)
+    p = load3(model, i, ALIGN_TREE_P)
+    qi = joint_position(model, i, q)
+    if aligned_angular(model, i):
+        c, s = math.cos(qi), math.sin(qi)
+        return ((c * t[0] + s * t[1], c * t[1] - s * t[0], t[2],
+                 c * t[3] + s * t[4], c * t[4] - s * t[3], t[5],
+                 c * t[6] + s * t[7], c * t[7] - s * t[6], t[8]), p)
+    return t, (p[0] + t[2] * qi, p[1] + t[5] * qi, p[2] + t[8] * qi)
+
+
+@kernel
+def subspace_column(model, i, a):
+    """Return column a of S_i, (angular, linear) in body coordinates (``subspace_columns``)."""
+    column = SUBSPACE + 6 * a
+    return load3(model, i, column), load3(model, i, column + 3)
+
+
+@kernel
+def joint_velocity(model, i, x):
+    """
+    Return S_i x_i (angular, linear), body coordinates, for x = qd or qdd (nv,).
+
+    x_i = G_i x[k_i .. k_i + nv_i) (the mimic gain G_i is 1 unless body i's
+    joint mimics another).
+    """
+    k = velocity_index(model, i)
+    gain = model[i, MIMIC_GAIN]
+    sw, sv = subspace_column(model, i, 0)
+    w, v = scale(gain * x[k], sw), scale(gain * x[k], sv)
+    for a in range(1, joint_nv(model, i)):
+        sw, sv = subspace_column(model, i, a)
+        w, v = add(w, scale(x[k + a], sw)), add(v, scale(x[k + a], sv))
+    return w, v
+
+
+@kernel
+def add_joint_force(model, i, n, f, out):
+    """Add G_i S_i^T (n, f), the body force (body coordinates) on body i's joint, to out (nv,)."""
+    k = velocity_index(model, i)
+    gain = model[i, MIMIC_GAIN]
+    for a in range(joint_nv(model, i)):
+        sw, sv = subspace_column(model, i, a)
+        out[k + a] += gain * (dot(sw, n) + dot(sv, f))
 
 
 @kernel
@@ -355,12 +481,23 @@ def non_finite(x):
 
 
 @kernel
-def bad_state(model, x):
+def bad_vector(x, n):
     """
-    Return True unless x is a finite, contiguous vector with one entry per coordinate.
+    Return True unless x is a finite, contiguous vector of n entries.
 
     The stride is checked too, so that no caller that bypasses numba's type
     checks can hand a kernel a strided view.
     """
-    return (x.shape[0] != dof_of(model) or (x.shape[0] > 1 and x.strides[0] != 8)
-            or non_finite(x))
+    return x.shape[0] != n or (x.shape[0] > 1 and x.strides[0] != 8) or non_finite(x)
+
+
+@kernel
+def bad_positions(model, q):
+    """Return True unless q is a finite, contiguous vector of nq positions."""
+    return bad_vector(q, nq_of(model))
+
+
+@kernel
+def bad_state(model, x):
+    """Return True unless x is a finite, contiguous velocity-sized vector (nv: qd, qdd, tau)."""
+    return bad_vector(x, nv_of(model))

@@ -23,10 +23,9 @@ body coordinates, the world poses of the bodies and link wrenches as body forces
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, STATUS
-from ros_dynamics.joints import (body_count, joint_position, joint_rate,
-                                 joint_transform, motion_subspace, parent_of)
+from ros_dynamics.joints import body_count, joint_transform, joint_velocity, parent_of
 from ros_dynamics.spatial import (add, cross, cross_motion, load3, load9, mat_mat, mat_t_vec,
-                                  mat_vec, motion_to_child, scale, store3, store9)
+                                  mat_vec, motion_to_child, store3, store9)
 
 # workspace columns, one row per body
 W_ROT = 0       # 9: R_i, body frame in parent coordinates
@@ -54,7 +53,7 @@ def forward_pass(model, q, qd, qdd, root_acc_v, work):
     needs no velocities, and W_VEL_* is then left unset).
     """
     for i in range(body_count(model)):
-        rot, r = joint_transform(model, i, joint_position(model, i, q))
+        rot, r = joint_transform(model, i, q)
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
         parent = parent_of(model, i)
@@ -63,18 +62,16 @@ def forward_pass(model, q, qd, qdd, root_acc_v, work):
         else:
             aw, av = motion_to_child(rot, r, load3(work, parent, W_ACC_W),
                                      load3(work, parent, W_ACC_V))
-        sw, sv = motion_subspace(model, i)
         if qdd is not None:
-            acc = joint_rate(model, i, qdd)
-            aw, av = add(aw, scale(acc, sw)), add(av, scale(acc, sv))
+            jw, jv = joint_velocity(model, i, qdd)
+            aw, av = add(aw, jw), add(av, jv)
         if qd is not None:
             if parent < 0:
                 vw, vv = ZERO3, ZERO3
             else:
                 vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
                                          load3(work, parent, W_VEL_V))
-            rate = joint_rate(model, i, qd)
-            jw, jv = scale(rate, sw), scale(rate, sv)
+            jw, jv = joint_velocity(model, i, qd)
             vw, vv = add(vw, jw), add(vv, jv)
             cw, cv = cross_motion(vw, vv, jw, jv)
             aw, av = add(aw, cw), add(av, cv)
@@ -107,7 +104,7 @@ def world_poses(model, work, poses):
 def transforms(model, q, work):
     """Fill only the body transforms of ``work``: (R_i, r_i) at W_ROT, W_POS."""
     for i in range(body_count(model)):
-        rot, r = joint_transform(model, i, joint_position(model, i, q))
+        rot, r = joint_transform(model, i, q)
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
 

@@ -34,17 +34,12 @@ started with and every later call sees the change. Conventions (see README "Conv
 Where the specification is silent the behaviour is Pinocchio's.
 """
 
-from concurrent.futures import ThreadPoolExecutor
 import copy
 import dataclasses
-import difflib
-import itertools
 import math
-import os
 import threading
 from typing import Callable, Mapping, Optional, Sequence
 
-import numba
 import numpy as np
 
 from ros_dynamics import aba, coriolis, crba, energy, jacobian, kinematics, rnea
@@ -52,11 +47,13 @@ from ros_dynamics._jit import ensure_compiled, StateCall
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
 from ros_dynamics.actuators.parameters import ActuatorParameters
-from ros_dynamics.exceptions import BatchTooLargeError, SingularMassMatrixError
-from ros_dynamics.joints import (COL_ARMATURE, INERTIA_COLUMNS, NACTUATOR, pack,
+from ros_dynamics.exceptions import SingularMassMatrixError
+from ros_dynamics.joints import (COL_ARMATURE, IBAR, INERTIA_COLUMNS, JOINT_NQ, JOINT_NV, MASS,
+                                 MIMIC_GAIN, MIMIC_OFFSET, NACTUATOR, pack, QINDEX, VINDEX,
                                  with_body_inertia)
 from ros_dynamics.model_build import build_model_arrays, limits
 from ros_dynamics.payload import body_inertia_row, Payload, payload_of, validated_parts
+from ros_dynamics.runtime import as_array, did_you_mean, empty, run_batch, zeros
 from ros_dynamics.urdf import parse_urdf_string, read_urdf_file, RobotSpec
 
 FRAMES = ('world_aligned', 'local', 'world')
@@ -66,65 +63,8 @@ _ARGUMENT_NAMES = {
 }
 # Batches run as blocks of rows on this many threads (the kernels release the GIL, and
 # each call allocates its own workspace, so any number of callers may do this at once).
-_batch_threads = int(os.environ.get('ROS_DYNAMICS_THREADS', numba.config.NUMBA_NUM_THREADS))
-_MIN_ROWS_PER_THREAD = 16
 # states whose body forces are computed at once (a batch with external wrenches)
 _FORCE_ROWS = 1024
-_pool = None
-_pool_lock = threading.Lock()
-
-
-def _forget_pool() -> None:
-    """Drop the thread pool in a forked child (its threads did not survive the fork)."""
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool)
-
-
-def _run_batch(kernel: Callable, count: int, arguments: Callable,
-               threads: Optional[int] = None, blocks_per_thread: int = 1,
-               multiple: int = 1) -> int:
-    """
-    Run ``kernel(*arguments(start, stop))`` over blocks of rows; return a nonzero status.
-
-    Blocks go to a shared thread pool, the calling thread takes its share too;
-    ``threads`` (default ROS_DYNAMICS_THREADS or the cores) caps their number.
-    With ``blocks_per_thread`` > 1 the rows are cut into that many blocks per
-    thread, which each thread takes in turn as it finishes one, so a thread
-    slowed by other work on the machine does not hold the others up (as
-    mujoco.rollout's chunks); the status is the first nonzero one in row order.
-    Every block but the last starts and ends at a ``multiple`` of rows (the
-    rollouts' groups of LANES).
-    """
-    global _pool
-    threads = max(1, min(threads or _batch_threads, count // _MIN_ROWS_PER_THREAD))
-    if threads == 1:
-        return kernel(*arguments(0, count))
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                _pool = ThreadPoolExecutor(max(1, _batch_threads - 1),
-                                           thread_name_prefix='ros_dynamics')
-    blocks = max(threads, min(threads * blocks_per_thread, count // _MIN_ROWS_PER_THREAD))
-    bounds = sorted({min(count, -(-(count * k // blocks) // multiple) * multiple)
-                     for k in range(blocks + 1)})
-    blocks = len(bounds) - 1
-    statuses = [0] * blocks
-    taken = itertools.count()   # next() on it is atomic under the GIL
-
-    def work() -> None:
-        for k in iter(taken.__next__, None):
-            if k >= blocks:
-                return
-            statuses[k] = kernel(*arguments(bounds[k], bounds[k + 1]))
-
-    futures = [_pool.submit(work) for _ in range(threads - 1)]
-    work()
-    for future in futures:
-        future.result()
-    return next((status for status in statuses if status), 0)
 
 
 # Fast paths: a single state of float64 C-contiguous vectors goes straight to
@@ -149,108 +89,9 @@ def _unbound(*states) -> None:
 _UNBOUND = dict.fromkeys(_CALLS, _unbound)
 
 
-# dtype kinds a float64 holds (bool, signed and unsigned integers, floats of any width)
-_REAL_KINDS = 'biuf'
-_KIND_NAMES = {'c': 'complex', 'O': 'object', 'M': 'datetime', 'm': 'timedelta',
-               'S': 'bytes', 'U': 'str', 'V': 'structured'}
-# arrays up to this size are allocated without asking the system for free memory
-_CHECKED_BYTES = 1 << 26
-
-
-def _available_bytes() -> int:
-    """Return the memory the system can give this process now (Linux MemAvailable)."""
-    try:
-        with open('/proc/meminfo', encoding='ascii') as stream:
-            for line in stream:
-                if line.startswith('MemAvailable:'):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf('SC_AVPHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
-    except (OSError, ValueError, AttributeError):
-        return 1 << 62
-
-
-def _check_memory(shape: tuple, name: str) -> None:
-    """Raise BatchTooLargeError if a float64 array of ``shape`` does not fit in memory."""
-    size = 8
-    for extent in shape:
-        size *= int(extent)
-    if size > _CHECKED_BYTES:
-        available = _available_bytes()
-        if size > available:
-            raise BatchTooLargeError(
-                f'{name}: a float64 array of shape {tuple(shape)} needs {size / 1e9:.3g} GB, '
-                f'more than the {available / 1e9:.3g} GB of memory available; split the '
-                'batch into chunks')
-
-
-def _as_array(value, name: str) -> np.ndarray:
-    """
-    Return ``value`` as an aligned C-contiguous float64 array (a copy when needed).
-
-    Accepts what converts to float64 without losing information: arrays and
-    (nested) sequences of bool, integers or real floats. Raises TypeError
-    naming ``name`` for complex, object, datetime, text and structured data
-    and masked arrays with masked entries (their mask would be ignored),
-    ValueError for ragged sequences, BatchTooLargeError when the copy cannot
-    fit in memory.
-    """
-    if (type(value) is np.ndarray and value.dtype == np.float64 and value.flags.c_contiguous
-            and value.flags.aligned):
-        return value
-    if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
-        raise TypeError(f'{name}: a masked array with masked entries (the dynamics would '
-                        'ignore the mask); pass the values to use, e.g. array.filled(0.0)')
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f'{name}: expected an array of numbers, got {value!r} ({error})') \
-            from None
-    if array.dtype.kind not in _REAL_KINDS:
-        kind = _KIND_NAMES.get(array.dtype.kind, str(array.dtype))
-        raise TypeError(f'{name}: expected real numbers, got {kind} values ({value!r:.80}); '
-                        'convert them to float first')
-    if not (array.dtype == np.float64 and array.flags.c_contiguous and array.flags.aligned):
-        _check_memory(array.shape, name)
-    return np.require(array, np.float64, ('C', 'A'))
-
-
-def finite_array(value, name: str, shape: Optional[tuple] = None) -> np.ndarray:
-    """
-    Return ``value`` as a finite float64 array (``_as_array``), of ``shape`` if given.
-
-    TypeError for data that is not real numbers, ValueError naming ``name``
-    for another shape or NaN/Inf: the check every public entry applies to
-    its numeric arguments.
-    """
-    array = _as_array(value, name)
-    if shape is not None and array.shape != shape:
-        raise ValueError(f'{name}: expected shape {shape}, got shape {array.shape}')
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f'{name}: contains NaN or Inf')
-    return array
-
-
-def _empty(shape: tuple, name: str) -> np.ndarray:
-    """Return np.empty(shape), refusing up front a result that cannot fit in memory."""
-    _check_memory(shape, name)
-    return np.empty(shape)
-
-
-def _zeros(shape: tuple, name: str) -> np.ndarray:
-    """Return np.zeros(shape), refusing up front a result that cannot fit in memory."""
-    _check_memory(shape, name)
-    return np.zeros(shape)
-
-
-def _did_you_mean(name, choices: tuple) -> str:
-    """Return "; did you mean 'x'?" for names close to ``name`` (difflib), else ''."""
-    if not isinstance(name, str):
-        return ''
-    close = difflib.get_close_matches(name, choices, n=3)
-    return f'; did you mean {" or ".join(map(repr, close))}?' if close else ''
+def _singular_tolerance(reals: np.ndarray) -> float:
+    """Return ABA's and Cholesky's threshold 1e-12 (1 + sum of masses and inertia diagonals)."""
+    return 1e-12 * (1.0 + float(np.sum(reals[:, MASS]) + np.sum(reals[:, IBAR:IBAR + 3])))
 
 
 class RobotModel:
@@ -277,7 +118,8 @@ class RobotModel:
         self._reals = arrays.reals
         self._ints.setflags(write=False)
         self._reals.setflags(write=False)
-        self._dof = len(arrays.joint_names)
+        self._nq, self._nv = arrays.nq, arrays.nv
+        self._dof = self._nv   # q, qd, qdd and tau are validated as (dof,): nq = nv so far
         self._shape = (self._dof,)
         nb = self._ints.shape[0]
         self._mass_shape = (self._dof, self._dof)
@@ -286,9 +128,8 @@ class RobotModel:
         self._no_wrench_batch.setflags(write=False)
         self._zero_state = np.zeros(self._dof)
         self._zero_state.setflags(write=False)
-        self._has_mimic = bool(np.any(self._ints[:, 2] != np.arange(nb))) or nb != self._dof
-        scale = 1.0 + float(np.sum(self._reals[:, 15]) + np.sum(self._reals[:, 19:22]))
-        self._singular_tolerance = 1e-12 * scale
+        self._has_mimic = bool(np.any(self._ints[:, JOINT_NQ] == 0))   # a follower owns no q
+        self._singular_tolerance = _singular_tolerance(self._reals)
         for key, value in limits(arrays.joint_specs).items():
             setattr(self, key, value)
         self.continuous = np.array([s.type == 'continuous' for s in arrays.joint_specs])
@@ -343,8 +184,18 @@ class RobotModel:
     # ------------------------------------------------------------------ description
     @property
     def dof(self) -> int:
-        """Return the number of independent joint coordinates."""
+        """Return the number of independent joint coordinates (nv: velocities, torques)."""
         return self._dof
+
+    @property
+    def nq(self) -> int:
+        """Return nq, the size of a position vector q."""
+        return self._nq
+
+    @property
+    def nv(self) -> int:
+        """Return nv, the size of a velocity, acceleration or torque vector."""
+        return self._nv
 
     @property
     def packed(self) -> np.ndarray:
@@ -394,7 +245,7 @@ class RobotModel:
 
     @gravity.setter
     def gravity(self, value) -> None:
-        value = _as_array(value, 'gravity')
+        value = as_array(value, 'gravity')
         if value.shape != (3,) or not np.all(np.isfinite(value)):
             raise ValueError(f'gravity: expected 3 finite numbers, got {value!r}')
         with self._update_lock:
@@ -414,7 +265,7 @@ class RobotModel:
         if not payloads_only:
             actuator = np.zeros((self._ints.shape[0], NACTUATOR))
             actuator[self._coordinate_body] = self._actuators.columns()
-            self._unloaded = pack(self._ints, self._reals, self._dof, self._gravity,
+            self._unloaded = pack(self._ints, self._reals, self._nq, self._nv, self._gravity,
                                   self._singular_tolerance, actuator,
                                   self._actuators.friction_velocity)
         model = self._unloaded
@@ -492,7 +343,7 @@ class RobotModel:
 
     @armature.setter
     def armature(self, value) -> None:
-        array = _as_array(value, 'armature')
+        array = as_array(value, 'armature')
         if array.shape != self._shape:
             raise ValueError(f'armature: expected shape ({self._dof},) for joints '
                              f'{list(self.joint_names)}, got shape {array.shape}')
@@ -621,19 +472,31 @@ class RobotModel:
             return self.joint_names.index(name)
         except ValueError:
             raise ValueError(f'joint {name!r} is not an independent joint of this robot'
-                             f'{_did_you_mean(name, self.joint_names)} '
+                             f'{did_you_mean(name, self.joint_names)} '
                              f'(joints: {", ".join(self.joint_names)})') from None
+
+    def q_slice(self, joint: str) -> slice:
+        """Return the slice of q holding ``joint``'s position coordinates (Pinocchio's idx_q)."""
+        body = self._coordinate_body[self.joint_index(joint)]
+        start = int(self._ints[body, QINDEX])
+        return slice(start, start + int(self._ints[body, JOINT_NQ]))
+
+    def v_slice(self, joint: str) -> slice:
+        """Return the slice of qd, qdd and tau that holds ``joint``'s coordinates (idx_v)."""
+        body = self._coordinate_body[self.joint_index(joint)]
+        start = int(self._ints[body, VINDEX])
+        return slice(start, start + int(self._ints[body, JOINT_NV]))
 
     def all_joint_positions(self, q) -> np.ndarray:
         """Return the positions of ``all_joint_names`` (mimic followers G q + o) for q."""
         q = self._state(q, 'q')
         self._check_finite(q, 'q')
         ints, reals = self._ints, self._reals
-        return q[..., ints[:, 2]] * reals[:, 25] + reals[:, 26]
+        return q[..., ints[:, QINDEX]] * reals[:, MIMIC_GAIN] + reals[:, MIMIC_OFFSET]
 
     # ------------------------------------------------------------------ validation
     def _state(self, value, name: str) -> np.ndarray:
-        array = _as_array(value, name)
+        array = as_array(value, name)
         if array.shape == self._shape:
             return array
         if array.ndim == 2 and array.shape[1] == self._dof:
@@ -665,7 +528,7 @@ class RobotModel:
         body = self._arrays.link_body.get(link) if isinstance(link, str) else None
         if body is None:
             raise ValueError(f'link {link!r} is not a link of this robot'
-                             f'{_did_you_mean(link, self.link_names)} '
+                             f'{did_you_mean(link, self.link_names)} '
                              f'(links: {", ".join(self.link_names)})')
         return body
 
@@ -683,7 +546,7 @@ class RobotModel:
         rows = []
         for link, wrench in external_wrenches.items():
             body = self._body_of(link)
-            wrench = _as_array(wrench, f'external_wrenches[{link!r}]')
+            wrench = as_array(wrench, f'external_wrenches[{link!r}]')
             if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
                 raise ValueError(f'external_wrenches[{link!r}]: expected 6 finite numbers '
                                  f'[force; torque], got {wrench!r}')
@@ -707,9 +570,9 @@ class RobotModel:
         ensure_compiled(batch)
         if wrenches is None:
             none = self._no_wrench_batch
-            return _run_batch(batch, out.shape[0],
-                              lambda a, b: (model,) + tuple(s[a:b] for s in states)
-                              + (none, out[a:b]))
+            return run_batch(batch, out.shape[0],
+                             lambda a, b: (model,) + tuple(s[a:b] for s in states)
+                             + (none, out[a:b]))
         ensure_compiled(kinematics.body_forces_batch)
         shape = (self._ints.shape[0], 6)
 
@@ -722,7 +585,7 @@ class RobotModel:
                 kinematics.body_forces_batch(model, states[0][a:b], wrenches, forces)
                 status = status or batch(model, *(s[a:b] for s in states), forces, out[a:b])
             return status
-        return _run_batch(block, out.shape[0], lambda a, b: (a, b))
+        return run_batch(block, out.shape[0], lambda a, b: (a, b))
 
     # ------------------------------------------------------------------ dynamics
     def inverse_dynamics(self, q, qd, qdd, external_wrenches: Optional[Mapping] = None,
@@ -808,7 +671,7 @@ class RobotModel:
         if mass is not None:
             return mass
         q = self._state(q, 'q')
-        mass = _empty(q.shape + (self._dof,), 'mass_matrix')
+        mass = empty(q.shape + (self._dof,), 'mass_matrix')
         if q.ndim == 1:
             call = self._bind('_mass_call', crba.mass_matrix_entry, 1, self._mass_shape)
             self._check_status(call.into(mass, q), ('q',), (q,))
@@ -817,13 +680,13 @@ class RobotModel:
             return mass
         ensure_compiled(crba.mass_matrix_batch)
         model = self._model
-        _run_batch(crba.mass_matrix_batch, q.shape[0], lambda a, b: (model, q[a:b], mass[a:b]))
+        run_batch(crba.mass_matrix_batch, q.shape[0], lambda a, b: (model, q[a:b], mass[a:b]))
         return mass
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Return C(q, qd) (dof, dof) with C qd = bias - g and dM/dt - 2C skew-symmetric."""
         q, qd = self._states(('q', 'qd'), q, qd)
-        out = _empty(q.shape + (self._dof,), 'coriolis_matrix')
+        out = empty(q.shape + (self._dof,), 'coriolis_matrix')
         if out.size == 0:
             return out
         ensure_compiled(coriolis.coriolis_matrix)
@@ -900,7 +763,7 @@ class RobotModel:
         q, qd = self._states(('q', 'qd'), q, qd)
         if q.ndim == 2:
             if self._dof == 0:
-                return _zeros(q.shape[:1], 'kinetic_energy')
+                return zeros(q.shape[:1], 'kinetic_energy')
             return np.array([self.kinetic_energy(a, b) for a, b in zip(q, qd)], dtype=float)
         self._check_finite(q, 'q')
         self._check_finite(qd, 'qd')
@@ -912,7 +775,7 @@ class RobotModel:
         q = self._state(q, 'q')
         if q.ndim == 2:
             if self._dof == 0:   # no moving body: V = 0 (the root's does not change)
-                return _zeros(q.shape[:1], 'potential_energy')
+                return zeros(q.shape[:1], 'potential_energy')
             return np.array([self.potential_energy(a) for a in q], dtype=float)
         self._check_finite(q, 'q')
         ensure_compiled(energy.potential_energy)
@@ -953,7 +816,7 @@ class RobotModel:
         return out
 
     def _single(self, value, name: str) -> np.ndarray:
-        array = _as_array(value, name)
+        array = as_array(value, name)
         if array.shape != self._shape:
             raise ValueError(f'{name}: expected shape ({self._dof},) for joints '
                              f'{list(self.joint_names)}, got shape {array.shape}')
@@ -981,7 +844,7 @@ class RobotModel:
                 jac = None
             if jac is not None:
                 return jac
-        array = _as_array(q, 'q')
+        array = as_array(q, 'q')
         if array.ndim == 2:
             return self._jacobian_batch(array, link, frame)
         if frame == 'world_aligned':
@@ -999,7 +862,7 @@ class RobotModel:
         q = self._state(q, 'q')
         self._body_of(link)
         self._check_frame(frame)
-        out = _empty((q.shape[0],) + self._jacobian_shape, 'jacobian')
+        out = empty((q.shape[0],) + self._jacobian_shape, 'jacobian')
         for k in range(q.shape[0] if out.size else 0):
             out[k] = self.jacobian(q[k], link, frame)
         return out
@@ -1073,7 +936,7 @@ class RobotModel:
         """
         from ros_dynamics.identification.regressor import reals_with_parameters
         nb = self._ints.shape[0]
-        parameters = _as_array(parameters, 'parameters')
+        parameters = as_array(parameters, 'parameters')
         if parameters.size != 10 * nb or not np.all(np.isfinite(parameters)):
             raise ValueError(f'parameters: expected {nb} x 10 finite numbers (one row per '
                              f'body of body_names), got shape {parameters.shape}')
@@ -1082,8 +945,7 @@ class RobotModel:
         reals.setflags(write=False)
         model._reals = reals
         model._arrays = dataclasses.replace(self._arrays, reals=reals)
-        scale = 1.0 + float(np.sum(reals[:, 15]) + np.sum(reals[:, 19:22]))
-        model._singular_tolerance = 1e-12 * scale
+        model._singular_tolerance = _singular_tolerance(reals)
         model.gravity = self._gravity   # packs the kernel model, unbinds the copied calls
         return model
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ros_dynamics.exceptions import URDFError
-from ros_dynamics.joints import (AXIS, FIRST_MOMENT, IBAR, JTYPE, MASS, MIMIC_GAIN,
-                                 MIMIC_OFFSET, NINT, NREAL, PARENT, PRISMATIC, QINDEX,
-                                 REVOLUTE, TREE_P, TREE_R)
+from ros_dynamics.joints import (AXIS, FIRST_MOMENT, IBAR, JOINT_NQ, JOINT_NV, JOINT_TYPES,
+                                 JTYPE, MASS, MIMIC_GAIN, MIMIC_OFFSET, NINT, NREAL, PARENT,
+                                 QINDEX, TREE_P, TREE_R, VINDEX)
 from ros_dynamics.urdf import JointSpec, RobotSpec
 
 
@@ -47,6 +47,8 @@ class ModelArrays:
     link_names: tuple           # every link, root first, depth-first
     link_body: dict             # link -> body index (-1: the fixed root)
     link_offset: dict           # link -> (1, 12) pose in its body frame
+    nq: int                     # position coordinates
+    nv: int                     # velocity coordinates
     root_mass: float            # mass merged into the fixed root (kept, not moving)
     root_first_moment: np.ndarray
     root_ibar: np.ndarray
@@ -131,18 +133,25 @@ def build_model_arrays(spec: RobotSpec, mimic: bool = True) -> ModelArrays:
     if not mimic:
         bodies = [(parent, replace(joint, mimic=None), tree) for parent, joint, tree in bodies]
     independent = [joint for _, joint, _ in bodies if joint.mimic is None]
-    coordinate = {joint.name: k for k, joint in enumerate(independent)}
+    sizes = [JOINT_TYPES[joint.type][1:] for joint in independent]   # (nq, nv) of each
+    first_q = dict(zip((joint.name for joint in independent),
+                       np.cumsum([0] + [nq for nq, _ in sizes[:-1]])))
+    first_v = dict(zip((joint.name for joint in independent),
+                       np.cumsum([0] + [nv for _, nv in sizes[:-1]])))
     nb = len(bodies)
     ints = np.zeros((nb, NINT), dtype=np.int64)
     reals = np.zeros((nb, NREAL))
     for i, (parent, joint, tree) in enumerate(bodies):
         leader, gain, offset = _mimic_map(joint, spec.joints)
-        if leader not in coordinate:
+        if leader not in first_q:
             raise URDFError(f'joint {joint.name!r} mimics joint {leader!r}, '
                             'which is not a moving joint of this robot')
         ints[i, PARENT] = parent
-        ints[i, JTYPE] = PRISMATIC if joint.type == 'prismatic' else REVOLUTE
-        ints[i, QINDEX] = coordinate[leader]
+        ints[i, JTYPE], nq, nv = JOINT_TYPES[joint.type]
+        ints[i, QINDEX] = first_q[leader]
+        ints[i, VINDEX] = first_v[leader]
+        ints[i, JOINT_NQ] = nq if joint.mimic is None else 0
+        ints[i, JOINT_NV] = nv
         reals[i, TREE_R:TREE_R + 9] = tree[:3, :3].ravel()
         reals[i, TREE_P:TREE_P + 3] = tree[:3, 3]
         reals[i, AXIS:AXIS + 3] = joint.axis
@@ -157,6 +166,7 @@ def build_model_arrays(spec: RobotSpec, mimic: bool = True) -> ModelArrays:
     return ModelArrays(ints, reals, tuple(joint.name for _, joint, _ in bodies),
                        tuple(joint.name for joint in independent), tuple(independent),
                        tuple(link_names), link_body, link_offset,
+                       sum(nq for nq, _ in sizes), sum(nv for _, nv in sizes),
                        float(root[0]), root[1], root[2])
 
 

@@ -40,7 +40,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics.model import _as_array
+from ros_dynamics.runtime import as_array
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class OperationalSpace:
 
     def task_force(self, acceleration: Sequence[float]) -> np.ndarray:
         """Return F = Lambda a + mu + p for a task acceleration a (m,)."""
-        a = _as_array(acceleration, 'acceleration')
+        a = as_array(acceleration, 'acceleration')
         if a.shape != self.mu.shape or not np.all(np.isfinite(a)):
             raise ValueError(f'acceleration: expected {self.mu.shape[0]} finite numbers, '
                              f'got {acceleration!r}')
@@ -77,12 +77,12 @@ class OperationalSpace:
     def joint_torque(self, force: Sequence[float],
                      null_space_torque: Optional[Sequence[float]] = None) -> np.ndarray:
         """Return tau = J^T F + N^T tau0 (tau0 defaults to zero)."""
-        f = _as_array(force, 'force')
+        f = as_array(force, 'force')
         if f.shape != self.mu.shape or not np.all(np.isfinite(f)):
             raise ValueError(f'force: expected {self.mu.shape[0]} finite numbers, got {force!r}')
         tau = self.J.T @ f
         if null_space_torque is not None:
-            tau0 = _as_array(null_space_torque, 'null_space_torque')
+            tau0 = as_array(null_space_torque, 'null_space_torque')
             if tau0.shape != (self.N.shape[0],) or not np.all(np.isfinite(tau0)):
                 raise ValueError(f'null_space_torque: expected {self.N.shape[0]} finite '
                                  f'numbers, got {null_space_torque!r}')

@@ -32,12 +32,12 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
-from ros_dynamics.joints import (armature_of, bad_state, body_count, coordinate_of, gravity_of,
-                                 joint_rate, MIMIC_GAIN, model_at, motion_subspace, one_state,
-                                 parent_of, rigid_inertia, state_at)
+from ros_dynamics.joints import (add_joint_force, armature_of, bad_positions, body_count,
+                                 gravity_of, joint_rate, model_at, nq_of, nv_of, one_state,
+                                 parent_of, rigid_inertia, state_at, velocity_index)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_FORCE_F,
                                      W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
-from ros_dynamics.spatial import (add, cross_force, dot, force_to_parent, load3, load9,
+from ros_dynamics.spatial import (add, cross_force, force_to_parent, load3, load9,
                                   rigid_inertia_times, store3, sub)
 
 
@@ -68,10 +68,9 @@ def rnea_into(model, q, qd, qdd, fext, work, tau):
     tau[:] = 0.0
     for i in range(nb - 1, -1, -1):
         n, f = load3(work, i, W_FORCE_N), load3(work, i, W_FORCE_F)
-        sw, sv = motion_subspace(model, i)
-        tau[coordinate_of(model, i)] += model[i, MIMIC_GAIN] * (dot(sw, n) + dot(sv, f))
+        add_joint_force(model, i, n, f, tau)
         if qdd is not None and armature_of(model, i) != 0.0:
-            tau[coordinate_of(model, i)] += armature_of(model, i) * joint_rate(model, i, qdd)
+            tau[velocity_index(model, i)] += armature_of(model, i) * joint_rate(model, i, qdd)
         parent = parent_of(model, i)
         if parent >= 0:
             pn, pf = force_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), n, f)
@@ -81,8 +80,8 @@ def rnea_into(model, q, qd, qdd, fext, work, tau):
 
 @kernel
 def gravity_torques(model, q, tau):
-    """Write g(q) = ID(q, 0, 0) into tau; return 0, or 1 if q is bad (wrong size, NaN)."""
-    if bad_state(model, q) or tau.shape[0] != q.shape[0]:
+    """Write g(q) = ID(q, 0, 0) into tau (nv,); return 0, or 1 if q is bad (wrong size, NaN)."""
+    if bad_positions(model, q) or tau.shape[0] != nv_of(model):
         return 1
     rnea_into(model, q, None, None, None, np.empty((body_count(model), NWORK)), tau)
     return 0
@@ -103,7 +102,8 @@ def inverse_dynamics_entry(model, rows, n, q, qd, qdd, extra, tau):
 @state_entry
 def gravity_torques_entry(model, rows, n, q, b, c, extra, tau):
     """Entry point of ``gravity_torques`` (C pointers, _jit.STATE_ENTRY; b, c, extra unused)."""
-    return gravity_torques(model_at(model, rows), state_at(q, n), carray(tau, n))
+    m = model_at(model, rows)
+    return gravity_torques(m, state_at(q, nq_of(m)), carray(tau, n))
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])

@@ -54,7 +54,8 @@ from ros_dynamics import integrators, loop_closures
 from ros_dynamics._jit import ensure_compiled, StateCall
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import simulation_steps
-from ros_dynamics.model import _as_array, RobotModel
+from ros_dynamics.model import RobotModel
+from ros_dynamics.runtime import as_array
 from scipy.integrate import solve_ivp
 
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
@@ -208,7 +209,7 @@ class Simulator:
         return coefficients
 
     def _vector(self, value, name: str) -> np.ndarray:
-        array = _as_array(value, name)
+        array = as_array(value, name)
         if array.shape != (self.robot.dof,) or not np.all(np.isfinite(array)):
             raise ValueError(f'{name}: expected {self.robot.dof} finite values for joints '
                              f'{list(self.robot.joint_names)}, got {value!r}')
@@ -346,7 +347,7 @@ class Simulator:
         (the state is kept), so a bad command pauses a simulation rather than
         being silently dropped.
         """
-        effort = _as_array(effort, 'effort')
+        effort = as_array(effort, 'effort')
         if effort.shape != (self.robot.dof,):
             raise ValueError(f'effort: expected {self.robot.dof} values, got shape '
                              f'{effort.shape}')
@@ -361,7 +362,7 @@ class Simulator:
         rows = []
         for link, wrench in wrenches.items():
             body = self.robot._body_of(link)   # raises ValueError for an unknown link
-            wrench = _as_array(wrench, f'wrenches[{link!r}]')
+            wrench = as_array(wrench, f'wrenches[{link!r}]')
             if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
                 raise ValueError(f'wrenches[{link!r}]: expected 6 finite values [force; torque]')
             wrenches[link] = wrench

@@ -18,9 +18,17 @@ URDF parsing: the dynamics-relevant part of a URDF, validated.
 Only what dynamics needs is read, and it is read strictly: links with their
 ``<inertial>``, joints with ``<origin>``, ``<axis>``, ``<limit>``,
 ``<dynamics>`` and ``<mimic>``. Everything else (visuals, collisions,
-materials, transmissions, gazebo and sensor tags, unknown extensions) is
-ignored, so any URDF that ROS tools or Pinocchio accept for dynamics loads
-here. Every problem raises :class:`URDFError` naming the element.
+materials, gazebo and sensor tags, unknown extensions) is ignored, so any
+URDF that ROS tools or Pinocchio accept for dynamics loads here
+(transmissions are read by ``ros_dynamics.actuators.description``). Every
+problem that puts the dynamics at stake raises :class:`URDFError` naming the
+element. Where urdfdom is lenient and the dynamics are not at stake, this
+parser is too, with a :class:`URDFWarning` naming what it ignored: blank
+lines or a byte-order mark before the ``<?xml ...?>`` declaration (which
+strict XML parsers refuse), and a ``<limit>`` whose lower bound is above its
+upper bound, read as "no position limit" (Bullet's convention, which
+PyBullet's URDF importer keeps: a limit with lower > upper leaves the joint
+free).
 
 Conventions follow the URDF specification (wiki.ros.org/urdf/XML): ``rpy``
 are fixed-axis roll, pitch, yaw, so R = Rz(yaw) Ry(pitch) Rx(roll); the joint
@@ -216,8 +224,10 @@ def _parse_limits(joint: ElementTree.Element, jtype: str, what: str) -> tuple:
         return -math.inf, math.inf, effort, velocity
     lower = _number(limit, 'lower', f'{what}: limit', 0.0, math.inf)
     upper = _number(limit, 'upper', f'{what}: limit', 0.0, math.inf)
-    if lower > upper:
-        raise URDFError(f'{what}: lower limit {lower} is above upper limit {upper}')
+    if lower > upper:   # PyBullet's way of saying "no limit"; urdfdom loads it as given
+        warnings.warn(f'{what}: lower limit {lower:g} is above upper limit {upper:g}; read as '
+                      "no position limit (PyBullet's convention)", URDFWarning, stacklevel=2)
+        return -math.inf, math.inf, effort, velocity
     return lower, upper, effort, velocity
 
 
@@ -322,6 +332,32 @@ def _xacro_construct(root: ElementTree.Element) -> Optional[str]:
     return None
 
 
+def without_leading_blanks(xml: str, warn: bool = True) -> str:
+    """
+    Return ``xml`` without the blanks (and byte-order mark) before its XML declaration.
+
+    XML 1.0 (section 2.8) puts the declaration at the very start of the
+    document, so Python's parser refuses anything before it; urdfdom
+    (TinyXML) reads such files, and so does this, with a URDFWarning.
+    Blanks before a document without a declaration are legal XML and kept.
+    ``warn`` False skips the warning (text read a second time).
+    """
+    stripped = xml.lstrip('\ufeff \t\r\n')
+    if stripped is xml or not stripped.startswith('<?xml'):
+        return xml
+    if not warn:
+        return stripped
+    ignored = xml[:len(xml) - len(stripped)]
+    what = ' and '.join(part for part, present in (
+        ('a byte-order mark', '\ufeff' in ignored),
+        (f'{ignored.count(chr(10))} line break(s)', '\n' in ignored),
+        ('spaces or tabs', bool(set(ignored) & set(' \t')))) if present)
+    warnings.warn(f'{what} before the <?xml ...?> declaration ignored (the declaration must '
+                  'open the file; strict XML parsers refuse it there)', URDFWarning,
+                  stacklevel=3)
+    return stripped
+
+
 def parse_urdf_string(xml: str) -> RobotSpec:
     """Parse URDF text into a validated :class:`RobotSpec` (at least one link)."""
     if not isinstance(xml, str):
@@ -332,6 +368,7 @@ def parse_urdf_string(xml: str) -> RobotSpec:
         raise URDFError(f'the URDF text holds a character that is not valid Unicode '
                         f'({error.object[error.start]!r} at position {error.start}): '
                         'check how the string was decoded') from None
+    xml = without_leading_blanks(xml)
     try:
         root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as error:

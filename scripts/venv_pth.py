@@ -29,7 +29,13 @@ Writes ``<venv site-packages>/ros_dynamics_colcon_install.pth``, two lines:
 
 After ``make build``, ``.venv/bin/python`` then imports ``ros_dynamics``
 with its ``msg``/``srv`` and uses them with rclpy, without sourcing
-install/setup.bash. Idempotent.
+install/setup.bash.
+
+It also writes ``.venv/bin/ros-dynamics``, the command line through that
+Python (``python -m ros_dynamics.cli``, discovery on this host as in
+scripts/with_ros.sh), found relative to the path it is started by: so
+``.venv/bin/ros-dynamics`` works from any directory with nothing sourced,
+and ``source .venv/bin/activate`` puts ``ros-dynamics`` on PATH. Idempotent.
 """
 
 import os
@@ -52,21 +58,35 @@ def pth_line(venv: str) -> str:
     return os.path.relpath(install, site)
 
 
+LAUNCHER_NAME = 'ros-dynamics'
+LAUNCHER = (
+    '#!/bin/sh\n'
+    '# ros-dynamics of the checkout holding this .venv (scripts/venv_pth.py, make build)\n'
+    'export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"\n'
+    'exec "$(dirname "$0")/python" -m ros_dynamics.cli "$@"\n')
+
+
+def write_if_changed(path: str, text: str, mode: int = 0o644) -> None:
+    """Write ``text`` to ``path`` unless it holds it already; set ``mode``."""
+    try:
+        with open(path, encoding='utf-8') as stream:
+            if stream.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path, 'w', encoding='utf-8') as stream:
+        stream.write(text)
+    os.chmod(path, mode)
+
+
 def main() -> int:
-    """Write (or keep) the .pth of the repository's .venv."""
+    """Write (or keep) the .pth of the repository's .venv and its ros-dynamics launcher."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     venv = os.path.join(root, '.venv')
     site = sysconfig.get_path('purelib', vars={'base': venv, 'platbase': venv})
     path = os.path.join(site, PTH_NAME)
-    line = pth_line(venv) + '\n' + LIBRARY_LINE + '\n'
-    try:
-        with open(path, encoding='utf-8') as stream:
-            if stream.read() == line:
-                return 0
-    except OSError:
-        pass
-    with open(path, 'w', encoding='utf-8') as stream:
-        stream.write(line)
+    write_if_changed(path, pth_line(venv) + '\n' + LIBRARY_LINE + '\n')
+    write_if_changed(os.path.join(venv, 'bin', LAUNCHER_NAME), LAUNCHER, 0o755)
     return 0
 
 

@@ -29,8 +29,8 @@ import numpy as np
 import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics._lanes import as_lanes, diverge, lane, LANES, lanes_of
-from ros_dynamics.model import _run_batch
 from ros_dynamics.rollouts import rollout
+from ros_dynamics.runtime import run_batch
 from ros_dynamics.simulation import SimulationDiverged
 from test_rollouts import separate_runs
 
@@ -114,8 +114,8 @@ def test_comparisons_hold_in_every_lane():
 
 def test_blocks_are_whole_groups():
     seen = []
-    status = _run_batch(lambda start, stop: seen.append((start, stop)) or 0, 250,
-                        lambda a, b: (a, b), threads=2, blocks_per_thread=10, multiple=LANES)
+    status = run_batch(lambda start, stop: seen.append((start, stop)) or 0, 250,
+                       lambda a, b: (a, b), threads=2, blocks_per_thread=10, multiple=LANES)
     seen.sort()
     assert status == 0 and seen[0][0] == 0 and seen[-1][1] == 250
     assert all(a[1] == b[0] for a, b in zip(seen, seen[1:]))

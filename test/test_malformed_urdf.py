@@ -38,7 +38,6 @@ EXPECTED = {
     'floating_joint': ("joint 'free'", 'not supported'),
     'inertial_without_mass': ("link 'arm'", 'mass'),
     'joint_without_name': ('<joint>', 'no name'),
-    'lower_above_upper': ("joint 'elbow'", 'above upper'),
     'mimic_cycle': ("joint 'left'", 'cycle'),
     'mimic_unknown_joint': ("joint 'finger'", "mimics joint 'ghost', which does not exist"),
     'missing_child_link': ("joint 'elbow'", "child link 'ghost' does not exist"),

@@ -33,7 +33,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import pytest
@@ -200,24 +199,52 @@ def catches(pid: int, signum: int) -> bool:
     return bool(int(mask, 16) >> (int(signum) - 1) & 1)
 
 
-@pytest.mark.parametrize('delay', [0.15, 0.3, 0.6, 1.0])
+# A sitecustomize that holds the interpreter inside one import: it marks a file when the import
+# starts and then waits there for the signal, so a test knows the process is still importing
+# (a delay only assumes it: a warm, quiet machine had loaded the node within 1.0 s).
+HOLD_IMPORT = """\
+import os, sys, time
+
+
+class HoldImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ['ROS_DYNAMICS_TEST_HOLD_IMPORT']:
+            open(os.environ['ROS_DYNAMICS_TEST_HOLD_MARK'], 'w').close()
+            while True:
+                time.sleep(0.05)
+        return None
+
+
+sys.meta_path.insert(0, HoldImport())
+"""
+
+
+@pytest.mark.parametrize('module',
+                         ['numpy', 'scipy.linalg', 'numba', 'rclpy', 'ros_dynamics.model'])
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
-def test_a_signal_while_the_package_imports_exits_cleanly(signum, delay):
+def test_a_signal_while_the_package_imports_exits_cleanly(signum, module, tmp_path):
     """
     The first second of a node process: the interpreter is still importing the package.
 
-    (A signal before the interpreter has started at all, within ~0.1 s of the exec, ends
-    the process by the signal's default action, silently, as for any program: the signal
-    goes at ``delay`` or, when the interpreter is slower to start on a loaded machine, once
-    the launcher has installed its handlers, as /proc/<pid>/status shows.)
+    The process is held inside the import of ``module`` (a sitecustomize on PYTHONPATH)
+    and signalled there, once the launcher has installed its handlers (/proc/<pid>/status
+    shows them). A signal before the interpreter has started at all, within ~0.1 s of the
+    exec, ends the process by the signal's default action, silently, as for any program.
     """
-    node = NodeProcess('inverse_dynamics_node', unique_namespace(), {'urdf_path': PANDA})
-    start = time.monotonic()
+    (tmp_path / 'sitecustomize.py').write_text(HOLD_IMPORT)
+    mark = tmp_path / 'holding'
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get('PYTHONPATH')]))
+    env = {'PYTHONPATH': path, 'ROS_DYNAMICS_TEST_HOLD_IMPORT': module,
+           'ROS_DYNAMICS_TEST_HOLD_MARK': str(mark)}
+    node = NodeProcess('inverse_dynamics_node', unique_namespace(), {'urdf_path': PANDA},
+                       env=env)
     node.start()
-    wait_for(lambda: catches(node.process.pid, signal.SIGTERM), 30.0, 'the launcher prologue')
-    time.sleep(max(0.0, delay - (time.monotonic() - start)))
-    assert "loaded 'panda_arm'" not in node.output(), 'the node started before the signal'
-    code = node.stop(timeout=20.0, signum=signum)
+    try:
+        wait_for(lambda: mark.exists() or not node.alive(), 60.0, f'the import of {module}')
+        assert node.alive(), f'exited before importing {module}:\n{node.output()}'
+        assert catches(node.process.pid, signum), "held before the launcher's handlers"
+    finally:
+        code = node.stop(timeout=20.0, signum=signum)
     assert_clean_exit(node, code)
 
 

@@ -470,9 +470,11 @@ def test_transmissions_and_dynamics_of_the_urdf():
      '</joint><actuator name="m"><drake:gear_ratio value="4"/></actuator></transmission>',
      'gear ratios 3.0 .* and 4.0 .* differ'),
 ])
-def test_bad_transmissions_are_errors(extra, message):
-    with pytest.raises(URDFError, match=message):
-        arm(extra)
+def test_unreadable_transmissions_are_ignored_with_a_warning(extra, message):
+    """As urdfdom does (test_lenient_urdf.py has the case of PyBullet's xArm 6)."""
+    with pytest.warns(URDFWarning, match=message + '.*the transmission is ignored'):
+        robot = arm(extra)
+    assert robot.actuators.gear_ratio.tolist() == [-50.0, 100.0]   # t1 and t2 still read
 
 
 def test_transmissions_skipped_with_a_warning():

@@ -115,11 +115,11 @@ def test_refused_rollouts_and_bad_input(panda):
 
 
 def test_blocks_are_taken_by_whichever_thread_is_free():
-    """_run_batch's blocks: every row once, a slow block does not hold the others, row order."""
+    """run_batch's blocks: every row once, a slow block does not hold the others, row order."""
     import threading
     import time
 
-    from ros_dynamics.model import _run_batch
+    from ros_dynamics.runtime import run_batch
 
     runs, lock = [], threading.Lock()
 
@@ -130,14 +130,14 @@ def test_blocks_are_taken_by_whichever_thread_is_free():
             runs.append((start, stop, threading.get_ident()))
         return 7 if start <= 100 < stop else (3 if start <= 150 < stop else 0)
 
-    status = _run_batch(kernel, 320, lambda a, b: (a, b), threads=2, blocks_per_thread=10)
+    status = run_batch(kernel, 320, lambda a, b: (a, b), threads=2, blocks_per_thread=10)
     covered = sorted((start, stop) for start, stop, _ in runs)
     assert len(covered) == 20 and covered[0][0] == 0 and covered[-1][1] == 320
     assert all(a[1] == b[0] for a, b in zip(covered, covered[1:]))
     assert status == 7                        # the first refusal in row order, not in time
     slow = next(thread for start, _, thread in runs if start == 0)
     assert sum(thread != slow for _, _, thread in runs) >= 15   # the free thread took the rest
-    assert _run_batch(kernel, 320, lambda a, b: (a + 200, b + 200), threads=2) == 0
+    assert run_batch(kernel, 320, lambda a, b: (a + 200, b + 200), threads=2) == 0
 
 
 def test_rollouts_in_many_blocks_equal_separate_runs(panda):

@@ -58,3 +58,36 @@ def test_venv_python_imports_and_uses_the_built_interfaces(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().startswith(os.path.join(ROOT, 'install', 'ros_dynamics'))
+
+
+def test_ros_dynamics_command_after_make_build(tmp_path):
+    """
+    ``.venv/bin/ros-dynamics`` runs this checkout's command from anywhere, nothing sourced.
+
+    make build writes it (scripts/venv_pth.py); ``source .venv/bin/activate``
+    puts it on PATH, as the README says.
+    """
+    venv = os.path.join(ROOT, '.venv')
+    subprocess.run([os.path.join(venv, 'bin', 'python'), '-S',
+                    os.path.join(ROOT, 'scripts', 'venv_pth.py')], check=True, timeout=60)
+    launcher = os.path.join(venv, 'bin', 'ros-dynamics')
+    assert os.access(launcher, os.X_OK)
+    env = {'HOME': os.environ.get('HOME', str(tmp_path)), 'PATH': '/usr/bin:/bin'}
+    urdf = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+    direct = subprocess.run([launcher, 'info', urdf], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert direct.returncode == 0, direct.stderr[-3000:]
+    assert 'link2' in direct.stdout and 'mass' in direct.stdout.lower()
+    # on PATH once the venv is activated (bash, as a newcomer's shell), the same command
+    activated = subprocess.run(
+        ['bash', '-c', f'source {venv}/bin/activate && command -v ros-dynamics && '
+                       f'ros-dynamics info {urdf} && sed -n 4p "$(command -v ros-dynamics)"'],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert activated.returncode == 0, activated.stderr[-3000:]
+    assert activated.stdout.splitlines()[0].endswith('/bin/ros-dynamics')
+    assert direct.stdout in activated.stdout
+    # the launcher runs this checkout's .venv Python (which imports this checkout's install/)
+    traced = subprocess.run(['sh', '-x', launcher, '--help'], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert traced.returncode == 0 and 'usage' in traced.stdout.lower()
+    assert f'exec {venv}/bin/python -m ros_dynamics.cli --help' in traced.stderr

@@ -26,7 +26,14 @@ Read, in increasing precedence:
    ``<drake:rotor_inertia value=".."/>`` (armature = G^2 J_m, Drake's
    convention). Transmissions of several joints (differentials) give no gear
    ratio and are skipped; ones naming a joint that is not an independent
-   joint of the model are skipped with a URDFWarning;
+   joint of the model are skipped with a URDFWarning. A transmission that
+   cannot be read (a reduction that is not a number, such as the xacro
+   leftover ``<mechanicalReduction>reduction</mechanicalReduction>`` of
+   PyBullet's xArm 6, a gear ratio of 0, a negative rotor inertia, two
+   different ratios) is ignored with a URDFWarning naming it, as urdfdom
+   ignores it: its joint keeps gear ratio 1 and no rotor inertia. It is an
+   error only when the actuators YAML needs it (a ``rotor_inertia`` without a
+   ``gear_ratio`` on that joint);
 3. the actuators YAML (``RobotModel.from_urdf_file(path, actuators=...)``), a
    mapping, or the path of a YAML file holding it::
 
@@ -56,6 +63,7 @@ import numpy as np
 from ros_dynamics.actuators.parameters import (ActuatorParameters, DEFAULT_FRICTION_VELOCITY,
                                                PER_JOINT)
 from ros_dynamics.exceptions import URDFError, URDFWarning
+from ros_dynamics.urdf import without_leading_blanks
 
 JOINT_KEYS = tuple(PER_JOINT) + ('rotor_inertia',)
 TOP_KEYS = ('friction_velocity', 'joints')
@@ -93,51 +101,78 @@ def _drake_value(actuator: ElementTree.Element, name: str, what: str) -> Optiona
     return None
 
 
-def parse_transmissions(root: ElementTree.Element) -> dict:
+class Transmissions(dict):
+    """
+    {joint: (gear_ratio or None, rotor_inertia or None)}, read from a URDF's transmissions.
+
+    ``ignored`` maps a joint to why its transmission could not be read
+    (the transmission was skipped with a URDFWarning).
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.ignored = {}
+
+
+def parse_transmissions(root: ElementTree.Element) -> Transmissions:
     """
     Return {joint: (gear_ratio, rotor_inertia or None)} from a URDF's simple transmissions.
 
-    ``root`` is the parsed ``<robot>`` element. Raises URDFError for a
-    malformed number, a zero gear ratio, a negative rotor inertia, or a
-    gear ratio given twice with different values; see the module docstring
-    for what is read.
+    ``root`` is the parsed ``<robot>`` element. A transmission with a
+    malformed number, a zero gear ratio, a negative rotor inertia or two
+    different gear ratios is skipped with a URDFWarning naming it and the
+    problem (recorded in the result's ``ignored``); two readable
+    transmissions of one joint that disagree raise URDFError. See the module
+    docstring for what is read.
     """
     elements = root.findall('transmission') + root.findall('ros2_control/transmission')
-    out = {}
+    out = Transmissions()
     for transmission in elements:
         what = f'transmission {transmission.get("name", "")!r}'
         joints = transmission.findall('joint')
         if len(joints) != 1:   # a differential: no per-joint gear ratio
             continue
         joint = joints[0].get('name')
-        ratios, rotor = [], None
-        for element, where in [(joints[0], 'joint'), (transmission, '')] + [
-                (a, 'actuator') for a in transmission.findall('actuator')]:
-            label = f'{what} {where}'.strip()
-            value = _reduction(element, label)
-            if value is not None:
-                ratios.append((value, label))
-            if where == 'actuator':
-                drake = _drake_value(element, 'gear_ratio', label)
-                if drake is not None:
-                    ratios.append((drake, label + ' drake:gear_ratio'))
-                inertia = _drake_value(element, 'rotor_inertia', label)
-                if inertia is not None:
-                    if inertia < 0.0:
-                        raise URDFError(f'{label} <drake:rotor_inertia>: must be >= 0 '
-                                        f'(kg m^2), got {inertia!r}')
-                    rotor = inertia
-        for value, label in ratios:
-            if value == 0.0:
-                raise URDFError(f'{label}: a gear ratio of 0 (the joint could not move)')
-            if value != ratios[0][0]:
-                raise URDFError(f'{what}: gear ratios {ratios[0][0]!r} ({ratios[0][1]}) and '
-                                f'{value!r} ({label}) differ; give one')
-        ratio = ratios[0][0] if ratios else None
+        try:
+            ratio, rotor = _read_transmission(transmission, joints[0], what)
+        except URDFError as error:
+            out.ignored[joint] = str(error)
+            warnings.warn(f'{error}; the transmission is ignored (joint {joint!r} keeps gear '
+                          'ratio 1 and no rotor inertia)', URDFWarning, stacklevel=2)
+            continue
         if joint in out:   # e.g. a ROS 1 transmission and a ros2_control one for the joint
             ratio, rotor = _merged(joint, out[joint], (ratio, rotor))
         out[joint] = (ratio, rotor)
     return out
+
+
+def _read_transmission(transmission: ElementTree.Element, joint: ElementTree.Element,
+                       what: str) -> tuple:
+    """Return (gear_ratio or None, rotor_inertia or None) of one simple transmission."""
+    ratios, rotor = [], None
+    for element, where in [(joint, 'joint'), (transmission, '')] + [
+            (a, 'actuator') for a in transmission.findall('actuator')]:
+        label = f'{what} {where}'.strip()
+        value = _reduction(element, label)
+        if value is not None:
+            ratios.append((value, label))
+        if where == 'actuator':
+            drake = _drake_value(element, 'gear_ratio', label)
+            if drake is not None:
+                ratios.append((drake, label + ' drake:gear_ratio'))
+            inertia = _drake_value(element, 'rotor_inertia', label)
+            if inertia is not None:
+                if inertia < 0.0:
+                    raise URDFError(f'{label} <drake:rotor_inertia>: must be >= 0 '
+                                    f'(kg m^2), got {inertia!r}')
+                rotor = inertia
+    for value, label in ratios:
+        if value == 0.0:
+            raise URDFError(f'{label}: a gear ratio of 0 (the joint could not move)')
+        if value != ratios[0][0]:
+            raise URDFError(f'{what}: gear ratios {ratios[0][0]!r} ({ratios[0][1]}) and '
+                            f'{value!r} ({label}) differ; give one')
+    return ratios[0][0] if ratios else None, rotor
 
 
 def _merged(joint: str, first: tuple, second: tuple) -> tuple:
@@ -151,9 +186,9 @@ def _merged(joint: str, first: tuple, second: tuple) -> tuple:
     return tuple(merged)
 
 
-def transmissions_of(xml: str) -> dict:
+def transmissions_of(xml: str) -> Transmissions:
     """Return ``parse_transmissions`` of URDF text already validated by parse_urdf_string."""
-    return parse_transmissions(ElementTree.fromstring(xml))
+    return parse_transmissions(ElementTree.fromstring(without_leading_blanks(xml, warn=False)))
 
 
 def load_actuators_file(source: Union[str, os.PathLike, Mapping]) -> dict:
@@ -239,7 +274,8 @@ def actuator_parameters(joint_specs: tuple, transmissions: Optional[dict] = None
             raise ValueError('actuators: joints must map joint names to their parameters, got '
                              f'{type(joints).__name__}')
         for joint, entry in joints.items():
-            _apply_entry(values, index, names, followers, joint, entry, transmissions or {})
+            _apply_entry(values, index, names, followers, joint, entry,
+                         {} if transmissions is None else transmissions)
     try:
         return ActuatorParameters(names, friction_velocity=velocity, **values)
     except ValueError as error:
@@ -278,6 +314,11 @@ def _apply_entry(values: dict, index: dict, names: tuple, followers: Mapping, jo
             raise ValueError(f'actuators: joint {joint!r}: rotor_inertia must be >= 0 '
                              f'(kg m^2), got {rotor!r}')
         has_ratio = 'gear_ratio' in entry or transmissions.get(joint, (None,))[0] is not None
+        ignored = getattr(transmissions, 'ignored', {}).get(joint)
+        if not has_ratio and ignored:
+            raise ValueError(f'actuators: joint {joint!r}: rotor_inertia needs the gear ratio, '
+                             f'and the URDF transmission that gives it cannot be read '
+                             f'({ignored}); fix the transmission or give a gear_ratio key')
         if not has_ratio:
             raise ValueError(f'actuators: joint {joint!r}: rotor_inertia needs the gear ratio '
                              '(a gear_ratio key or a URDF transmission): armature = G^2 J_m')

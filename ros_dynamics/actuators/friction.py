@@ -37,8 +37,8 @@ from numba import carray
 
 from ros_dynamics._jit import IN2, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.joints import (bad_state, body_count, COL_COULOMB, COL_OFFSET, COL_SIGMOID,
-                                 COL_SIGMOID_REST, COL_VISCOUS, coordinate_of,
-                                 H_FRICTION_VELOCITY, model_at, one_state, state_at)
+                                 COL_SIGMOID_REST, COL_VISCOUS, H_FRICTION_VELOCITY, model_at,
+                                 one_state, state_at, velocity_index)
 from ros_dynamics.rnea import inverse_dynamics_batch
 
 
@@ -66,7 +66,7 @@ def sigmoid_friction(phi1, phi2, phi3, v):
 
 @kernel
 def friction_into(model, qd, tau):
-    """Add tau_f(qd) (dof,) to ``tau``: each independent joint's friction at its velocity."""
+    """Add tau_f(qd) (nv,) to ``tau``: each actuated one-dof joint's friction at its velocity."""
     nb = body_count(model)
     scale = model[nb, H_FRICTION_VELOCITY]
     for i in range(nb):
@@ -74,7 +74,7 @@ def friction_into(model, qd, tau):
         offset, phi1 = model[i, COL_OFFSET], model[i, COL_SIGMOID]
         if viscous == 0.0 and coulomb == 0.0 and offset == 0.0 and phi1 == 0.0:
             continue
-        k = coordinate_of(model, i)
+        k = velocity_index(model, i)
         tau[k] += joint_friction(viscous, coulomb, offset, phi1, model[i, COL_SIGMOID + 1],
                                  model[i, COL_SIGMOID + 2], model[i, COL_SIGMOID_REST], scale,
                                  qd[k])
@@ -82,7 +82,7 @@ def friction_into(model, qd, tau):
 
 @kernel(signatures=[STATUS(IN2, IN2, OUT2)])
 def friction_torques_batch(model, qd, tau):
-    """Write tau_f[N, dof] for the N validated rows of qd; return 0."""
+    """Write tau_f[N, nv] for the N validated rows of qd; return 0."""
     for s in range(qd.shape[0]):
         tau[s, :] = 0.0
         friction_into(model, qd[s], tau[s])

@@ -20,8 +20,10 @@ One module per subcommand, listed in SUBCOMMANDS; each defines ``NAME``,
 is the subcommand's ``--help`` description). Adding a subcommand is adding a
 module and its name here.
 
-Exit status: 0 success; 1 an input file or the environment is wrong (one line
-``ros-dynamics: error: ...`` on stderr, no traceback); 2 a usage error
+Warnings (the core's included) print as one line ``ros-dynamics: warning:
+...`` on stderr. Exit status: 0 success; 1 an input file or the environment
+is wrong (one line ``ros-dynamics: error: ...`` on stderr, no traceback), or
+``identify --no-consistent`` found no physical estimate; 2 a usage error
 (argparse); 3 ``torques --strict`` found a limit exceeded; 130 interrupted.
 """
 
@@ -31,10 +33,11 @@ from importlib import metadata
 import os
 import sys
 from typing import Optional, Sequence
+import warnings
 
-from ros_dynamics.cli.common import CLIError, PROGRAM
+from ros_dynamics.cli.common import CLIError, PROGRAM, show_warning
 
-SUBCOMMANDS = ('info', 'torques', 'simulate', 'excite', 'identify')
+SUBCOMMANDS = ('info', 'torques', 'simulate', 'excite', 'identify', 'retime')
 
 
 def version() -> str:
@@ -73,7 +76,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        status = args.run(args)
+        with warnings.catch_warnings():   # restores Python's printer afterwards
+            warnings.showwarning = show_warning
+            status = args.run(args)
         sys.stdout.flush()   # a closed pipe shows here, not at exit
         return status
     except BrokenPipeError:   # piped into head: the reader is gone, nothing to report

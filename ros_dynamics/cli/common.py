@@ -32,6 +32,8 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
+from ros_dynamics.actuators.description import transmissions_of
+from ros_dynamics.exceptions import URDFWarning
 from ros_dynamics.model import RobotModel
 from ros_dynamics.urdf import parse_urdf_string, RobotSpec
 from tqdm import tqdm
@@ -99,9 +101,10 @@ def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
     """
     Read a URDF file into a RobotModel, keeping the load warnings.
 
-    A xacro file is refused with the command that expands it; a parse error
-    becomes a CLIError prefixed with the file name. ``echo_warnings`` prints
-    the load warnings on stderr.
+    The model is the one ``RobotModel.from_urdf_file`` builds (the URDF's
+    transmissions included). A xacro file is refused with the command that
+    expands it; a parse error becomes a CLIError prefixed with the file name.
+    ``echo_warnings`` prints the load warnings on stderr, one line each.
     """
     text = read_text(path, 'URDF file')
     if is_xacro(path, text):
@@ -111,7 +114,7 @@ def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
         warnings.simplefilter('always')
         try:
             spec = parse_urdf_string(text)
-            model = RobotModel(spec)
+            model = RobotModel(spec, transmissions=transmissions_of(text))
         except ValueError as error:   # URDFError and every other core input error
             raise CLIError(f'{path}: {error}') from None
     messages = [str(w.message) for w in caught]
@@ -134,15 +137,29 @@ def load_model(urdf: str, actuators: Optional[str]) -> tuple:
         return loaded, loaded.model
     read_text(actuators, 'actuators file')   # a missing file named as such
     try:
-        model = RobotModel.from_urdf_file(urdf, actuators=actuators)
+        with warnings.catch_warnings():   # the URDF's warnings were shown by load_robot
+            warnings.simplefilter('ignore', URDFWarning)
+            model = RobotModel(loaded.spec, actuators=actuators,
+                               transmissions=transmissions_of(loaded.text))
     except ValueError as error:
         raise CLIError(f'{actuators}: {error}') from None
     return loaded, model
 
 
 def warn(message: str) -> None:
-    """Print ``ros-dynamics: warning: message`` on stderr."""
-    print(f'{PROGRAM}: warning: {message}', file=sys.stderr)
+    """Print ``ros-dynamics: warning: message`` on stderr, on one line."""
+    print(f'{PROGRAM}: warning: {" ".join(str(message).split())}', file=sys.stderr)
+
+
+def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """
+    Print a Python warning as ``warn`` does: one line, no source location.
+
+    Installed as ``warnings.showwarning`` while a subcommand runs, so that a
+    warning raised in the core (a URDF tag ignored, a numerical caveat)
+    reads like the command line's own ones, not Python's two-line format.
+    """
+    warn(message)
 
 
 def note(message: str) -> None:

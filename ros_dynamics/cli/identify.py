@@ -31,24 +31,35 @@ consistent (Wensing, Kim and Slotine, RA-L 2018) unless ``--no-consistent``,
 with viscous and Coulomb friction and an offset per joint unless
 ``--no-friction``.
 
-Writes the URDF with the identified inertials (``--out``) and the friction
-(and armature) per joint as YAML next to it (``NAME_actuators.yaml``), and
-prints per joint the RMS residual on the fitted data and on the held-out
-data (both after the same filtering), with the condition number of the
-base regressor. ``--report DIR`` writes held_out.png (measured against
-predicted torques on the held-out data) and report.txt.
+Writes the URDF with the identified inertials and friction (``--out``) and
+the friction (offset and smooth-sign scale included) and armature per joint
+as YAML next to it (``NAME_actuators.yaml``): loaded together, they are the
+identified model and reproduce the printed table. Prints per joint the RMS
+residual on the fitted data and on the held-out data (both after the same
+filtering), with the condition number of the base regressor. ``--report
+DIR`` writes held_out.png (measured against predicted torques on the
+held-out data) and report.txt.
+
+It stands behind what it writes: a recording with every effort zero (no
+torque information) or no joint moving (no excitation) is refused with its
+cause; with ``--no-consistent``, an estimate that is not physical (a body
+with a negative mass or an impossible inertia, a negative friction or
+armature) is printed with an error naming the bodies and joints, nothing is
+written, and the exit status is 1.
 """
 
 import argparse
 import math
 import os
 import sys
+import warnings
 
 import numpy as np
 from ros_dynamics.cli.common import (add_actuators_argument, CLIError, load_model, note, number,
                                      plot_directory, read_text, require_matplotlib, suggestion,
                                      table, with_progress)
 from ros_dynamics.cli.excite import positive_number
+from ros_dynamics.exceptions import IdentificationError, NonPhysicalEstimateWarning
 
 NAME = 'identify'
 HELP = 'identify inertial parameters and friction from a bag or CSV of /joint_states'
@@ -200,7 +211,9 @@ def report_text(model, result, t, train_rows: int, held) -> str:
              f'condition number of the base regressor ({result.base.count} base parameters): '
              f'{number(result.condition_number)}',
              'physically consistent: ' + ('yes (enforced)' if result.consistent
-                                          else 'not enforced'), '',
+                                          else 'NO (not enforced, --no-consistent)'
+                                          if result.non_physical
+                                          else 'yes (not enforced, --no-consistent)'), '',
              'Fit per joint (torques N m or N; friction N m s/rad and N m; RMS after filtering)',
              table(header, rows, '  '), '',
              'Body masses (kg)',
@@ -246,15 +259,19 @@ def run(args: argparse.Namespace) -> int:
     fit = slice(0, train)
 
     def solve():
-        return identify(model, q[fit], None if qd is None else qd[fit], None, tau[fit],
-                        t=t[fit], friction=args.friction, armature=args.armature,
-                        consistent=args.consistent, cutoff=args.cutoff,
-                        friction_velocity=args.friction_velocity)
+        with warnings.catch_warnings():   # the non-physical case is reported below, with flags
+            warnings.simplefilter('ignore', NonPhysicalEstimateWarning)
+            return identify(model, q[fit], None if qd is None else qd[fit], None, tau[fit],
+                            t=t[fit], friction=args.friction, armature=args.armature,
+                            consistent=args.consistent, cutoff=args.cutoff,
+                            friction_velocity=args.friction_velocity)
     try:
         result = with_progress(f'identifying from {train} samples', solve, args.progress)
+    except IdentificationError as error:   # no information in the data, or the solver failed
+        raise CLIError(error.command_line) from None
     except ImportError as error:
-        raise CLIError(f'{error}') from None
-    except RuntimeError as error:   # the solver failed
+        raise CLIError(getattr(error, 'command_line', str(error))) from None
+    except RuntimeError as error:   # any other failure of the solver
         raise CLIError(f'{error}') from None
     held = None
     if train < rows:
@@ -268,6 +285,12 @@ def run(args: argparse.Namespace) -> int:
                            'longer') from None
     text = report_text(model, result, t, train, held)
     print(text)
+    if result.non_physical:
+        sys.stdout.flush()   # the table first, then the error on stderr
+        raise CLIError(f'the fit without consistency constraints (--no-consistent) is not '
+                       f'physical: {"; ".join(result.non_physical)}; nothing written (no URDF '
+                       'or actuators file can hold it). Run without --no-consistent for a '
+                       'physically consistent fit, or record a richer excitation')
     write_text(args.out, result.to_urdf(loaded.text))
     actuators = actuators_path(args.out)
     write_text(actuators, result.to_actuators_yaml())

@@ -31,6 +31,7 @@ import xml.etree.ElementTree as ElementTree
 import numpy as np
 from ros_dynamics.cli.common import load_robot, LoadedRobot, number, table, with_progress
 from ros_dynamics.exceptions import SingularMassMatrixError
+from ros_dynamics.urdf import without_leading_blanks
 
 NAME = 'info'
 HELP = 'describe a URDF: tree, masses, centre of mass, limits, merged and ignored parts'
@@ -111,7 +112,7 @@ def tree_lines(loaded: LoadedRobot) -> list:
 
 def ignored_elements(text: str) -> Counter:
     """Count the URDF elements the dynamics model does not read, by tag."""
-    root = ElementTree.fromstring(text)
+    root = ElementTree.fromstring(without_leading_blanks(text, warn=False))
     counts = Counter()
     for element in root:
         if element.tag == 'link':

@@ -17,16 +17,41 @@
 
 Runs ``ros_dynamics.simulation.Simulator`` (ABA, Featherstone "Rigid Body
 Dynamics Algorithms" table 7.1, integrated at a fixed step by RK4 or
-semi-implicit Euler) with the URDF's damping, Coulomb friction, effort
-saturation and position-limit stops, under one of two efforts:
+semi-implicit Euler) with the URDF's damping, Coulomb friction (or those of
+``--actuators``), effort saturation and position-limit stops, under one of
+these efforts:
 
-* ``zero``: no actuation, the robot moves under gravity alone (it falls);
-* ``gravity``: g(q) at every step (gravity compensation), which holds the
-  robot where it starts unless an effort limit saturates.
+* ``--effort zero``: no actuation, the robot moves under gravity alone (it
+  falls);
+* ``--effort gravity``: g(q) at every step (gravity compensation), which
+  holds the robot where it starts unless an effort limit saturates;
+* ``--follow TRAJECTORY``: the robot tracks a joint trajectory, a CSV or
+  ``trajectory_msgs/JointTrajectory`` YAML as ``torques`` reads it (what
+  ``excite`` writes), from its first point (unless ``--q0``), for its
+  duration (unless ``--seconds``; after its end the last point is held).
+  The reference (q_r, qd_r, qdd_r) is interpolated linearly between the
+  file's points; the controller runs every step on the simulated state:
+
+  - ``--controller computed-torque`` (default): tau = ID(q, qd, qdd_r +
+    Kp (q_r - q) + Kd (qd_r - qd)) + friction(qd), the model's own inverse
+    dynamics and friction (Craig, "Introduction to Robotics", 3rd ed.,
+    ch. 10, model-based partitioned control), so every joint's error obeys
+    e'' + Kd e' + Kp e = 0; ``--gains KP,KD`` in 1/s^2 and 1/s, default
+    400,40 (a natural frequency of 20 rad/s, critically damped);
+  - ``--controller pd``: tau = g(q) + Kp (q_r - q) + Kd (qd_r - qd), PD with
+    gravity compensation (Takegaki and Arimoto, ASME J. Dyn. Sys. Meas.
+    Control 103(2), 1981); ``--gains KP,KD`` in N m/rad and N m s/rad (N/m,
+    N s/m for prismatic joints), the same for every joint; default: the
+    computed-torque gains scaled per joint by its diagonal of M(q) at the
+    start (Kp_j = 400 M_jj, Kd_j = 40 M_jj).
+
+  Then ``excite -> simulate --follow -> identify`` makes identification
+  data from the command line (docs/identification.md).
 
 The states (every step) go to ``--out`` as CSV: ``time``,
 ``JOINT.position``, ``JOINT.velocity``, ``JOINT.effort`` (the effort
-applied after saturation), in the units of the joint (rad or m).
+applied after saturation), in the units of the joint (rad or m): the
+recording format ``identify`` reads.
 """
 
 import argparse
@@ -35,14 +60,19 @@ import sys
 import time
 
 import numpy as np
-from ros_dynamics.cli.common import (CLIError, load_robot, note, number, plot_directory,
-                                     progress, require_matplotlib, suggestion, table,
-                                     with_progress, write_csv)
+from ros_dynamics.cli.common import (add_actuators_argument, CLIError, load_model, note, number,
+                                     plot_directory, progress, require_matplotlib, suggestion,
+                                     table, warn, with_progress, write_csv)
+from ros_dynamics.cli.trajectory_files import FORMATS, read_trajectory
 from ros_dynamics.simulation import INTEGRATORS, SimulationDiverged, Simulator
 
 NAME = 'simulate'
-HELP = 'simulate the robot from a start pose (passive or gravity-compensated)'
+HELP = ('simulate the robot from a start pose (passive, gravity-compensated, or following '
+        'a trajectory)')
 EFFORTS = ('zero', 'gravity')
+CONTROLLERS = ('computed-torque', 'pd')
+# computed torque: a natural frequency of 20 rad/s, critically damped (1/s^2, 1/s)
+DEFAULT_GAINS = (400.0, 40.0)
 MAX_STATE_BYTES = 2e9   # every step's state is kept in memory for the output
 
 
@@ -61,11 +91,30 @@ def positive_seconds(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``simulate``."""
     parser.add_argument('urdf', metavar='URDF', help='the robot description (.urdf)')
-    parser.add_argument('--seconds', type=positive_seconds, required=True, metavar='T',
-                        help='simulated time (s)')
-    parser.add_argument('--effort', choices=EFFORTS, default='zero',
-                        help='zero: passive, the robot falls under gravity (default); '
-                             'gravity: gravity compensation g(q) at every step')
+    add_actuators_argument(parser)
+    parser.add_argument('--seconds', type=positive_seconds, metavar='T',
+                        help='simulated time (s); required unless --follow (default: the '
+                             "trajectory's duration)")
+    parser.set_defaults(usage=parser)   # for the checks argparse cannot express
+    efforts = parser.add_mutually_exclusive_group()
+    efforts.add_argument('--effort', choices=EFFORTS,
+                         help='zero: passive, the robot falls under gravity (default); '
+                              'gravity: gravity compensation g(q) at every step')
+    efforts.add_argument('--follow', metavar='TRAJECTORY',
+                         help='track this joint trajectory (CSV or JointTrajectory YAML, as '
+                              'torques reads; e.g. what excite writes) and record the efforts '
+                              'applied: data for identify')
+    parser.add_argument('--format', choices=FORMATS,
+                        help='the format of --follow (default: from its extension)')
+    parser.add_argument('--controller', choices=CONTROLLERS,
+                        help='with --follow: computed-torque (default), tau = ID(q, qd, '
+                             'qdd_r + Kp e + Kd de) + friction(qd); or pd, tau = g(q) + Kp e '
+                             '+ Kd de')
+    parser.add_argument('--gains', type=gains, metavar='KP,KD',
+                        help='with --follow: the controller gains, the same for every joint; '
+                             'computed-torque in 1/s^2,1/s (default 400,40); pd in N m/rad,'
+                             "N m s/rad (default 400,40 times each joint's M_jj at the "
+                             'start)')
     parser.add_argument('--dt', type=positive_seconds, default=1e-3, metavar='S',
                         help='integration step (s, default 0.001)')
     parser.add_argument('--integrator', choices=INTEGRATORS, default='rk4',
@@ -80,6 +129,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--plot', metavar='DIR',
                         help='write positions.png, velocities.png and efforts.png into DIR '
                              "(needs matplotlib: pip install 'ros_dynamics[plot]')")
+
+
+def gains(text: str) -> tuple:
+    """Parse ``--gains KP,KD``: two finite numbers >= 0, KP > 0 (argparse type)."""
+    try:
+        values = tuple(float(part) for part in text.split(','))
+    except ValueError:
+        values = ()
+    if len(values) != 2 or not all(math.isfinite(v) and v >= 0.0 for v in values) \
+            or values[0] == 0.0:
+        raise argparse.ArgumentTypeError(f'expected KP,KD: two numbers, KP > 0 and KD >= 0, '
+                                         f'got {text!r}')
+    return values
 
 
 def start_positions(text: str, joint_names: tuple, default: np.ndarray) -> np.ndarray:
@@ -109,13 +171,13 @@ def start_positions(text: str, joint_names: tuple, default: np.ndarray) -> np.nd
     return q0
 
 
-def simulate_states(simulator: Simulator, steps: int, gravity: bool, advance=None) -> tuple:
+def simulate_states(simulator: Simulator, steps: int, control=None, advance=None) -> tuple:
     """
     Step ``simulator`` ``steps`` times; return (q, qd, effort, s per step).
 
     q, qd, effort are (steps + 1, dof): row k is the state at t = k dt and
-    the effort applied from it (g(q) with ``gravity``, saturated; else zero),
-    as ``simulation.simulate`` does.
+    the effort applied from it (``control(t, q, qd)``, saturated, held over
+    the step; zero without ``control``), as ``simulation.simulate`` does.
     ``advance(n)`` is told every n steps done. The time per step is measured
     from the second step on (the first may compile the kernels).
     """
@@ -127,8 +189,8 @@ def simulate_states(simulator: Simulator, steps: int, gravity: bool, advance=Non
     for k in range(steps + 1):
         if k == 1:
             start = time.perf_counter()
-        if gravity:
-            simulator.set_effort(robot.gravity_torques(simulator.q))
+        if control is not None:
+            simulator.set_effort(control(k * simulator.dt, simulator.q, simulator.qd))
         qs[k], qds[k], efforts[k] = simulator.q, simulator.qd, simulator.effort
         if k == steps:
             break
@@ -139,12 +201,88 @@ def simulate_states(simulator: Simulator, steps: int, gravity: bool, advance=Non
     return qs, qds, efforts, per_step
 
 
+class Follower:
+    """
+    The efforts that track a sampled reference: computed torque or PD with gravity compensation.
+
+    ``times`` (N,) s from 0; ``q``, ``qd``, ``qdd`` (N, dof) the reference,
+    interpolated linearly between samples and held at the last one;
+    ``kp``, ``kd`` (dof,) as the module docstring says for ``controller``.
+    """
+
+    def __init__(self, model, times: np.ndarray, q: np.ndarray, qd: np.ndarray,
+                 qdd: np.ndarray, controller: str, kp: np.ndarray, kd: np.ndarray) -> None:
+        self.model, self.times, self.reference = model, times, (q, qd, qdd)
+        self.controller, self.kp, self.kd = controller, kp, kd
+
+    def sample(self, t: float) -> tuple:
+        """Return (q_r, qd_r, qdd_r) at time t (s); after the end, the last point at rest."""
+        if t >= self.times[-1]:
+            return self.reference[0][-1], np.zeros(self.model.dof), np.zeros(self.model.dof)
+        k = int(np.searchsorted(self.times, t, side='right')) - 1
+        k = min(max(k, 0), self.times.shape[0] - 2)
+        w = (t - self.times[k]) / (self.times[k + 1] - self.times[k])
+        return tuple((1.0 - w) * values[k] + w * values[k + 1] for values in self.reference)
+
+    def effort(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """Return the command at time t (s) in state q, qd: N m or N, shape (dof,)."""
+        q_r, qd_r, qdd_r = self.sample(t)
+        if self.controller == 'pd':
+            return (self.model.gravity_torques(q) + self.kp * (q_r - q)
+                    + self.kd * (qd_r - qd))
+        command = qdd_r + self.kp * (q_r - q) + self.kd * (qd_r - qd)
+        return self.model.inverse_dynamics(q, qd, command, friction=True)
+
+
+def follower(args: argparse.Namespace, model) -> Follower:
+    """Return the Follower of ``--follow`` (with ``--controller``, ``--gains``) for ``model``."""
+    mimic = [n for n in model.all_joint_names if n not in model.joint_names]
+    trajectory = read_trajectory(args.follow, model.joint_names, mimic, args.format)
+    times = trajectory.times - trajectory.times[0]
+    controller = args.controller or 'computed-torque'
+    kp, kd = (np.full(model.dof, g) for g in (args.gains or DEFAULT_GAINS))
+    if controller == 'pd' and args.gains is None:   # M at the start: --q0, else the first point
+        q0 = trajectory.q[0] if args.q0 is None else start_positions(
+            args.q0, model.joint_names, trajectory.q[0])
+        diagonal = np.diag(model.mass_matrix(q0))
+        kp, kd = kp * diagonal, kd * diagonal
+    return Follower(model, times, trajectory.q, trajectory.qd, trajectory.qdd, controller,
+                    kp, kd)
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Exit 2 with a usage error for options that need ``--follow`` or ``--seconds``."""
+    if args.follow is not None:
+        return
+    for flag, value in (('--controller', args.controller), ('--gains', args.gains),
+                        ('--format', args.format)):
+        if value is not None:
+            args.usage.error(f'{flag} applies to --follow TRAJECTORY only')
+    if args.seconds is None:
+        args.usage.error('--seconds T is required (unless --follow TRAJECTORY, which lasts '
+                         'as long as the trajectory)')
+
+
 def run(args: argparse.Namespace) -> int:
     """Simulate ``args.urdf`` and report; return the exit status."""
-    loaded = load_robot(args.urdf)
-    model = loaded.model
+    check_options(args)
+    _, model = load_model(args.urdf, args.actuators)
     if model.dof == 0:
         raise CLIError(f'{args.urdf}: the robot has no moving joint; nothing to simulate')
+    default = np.clip(np.zeros(model.dof), model.lower, model.upper)
+    tracking = None
+    if args.follow is not None:
+        tracking = with_progress(f'reading {args.follow}', lambda: follower(args, model),
+                                 args.progress)
+        if args.seconds is None:
+            args.seconds = float(tracking.times[-1])
+            if args.seconds <= 0.0:
+                raise CLIError(f'{args.follow}: the trajectory has one point (no duration); '
+                               'give --seconds')
+        default = tracking.reference[0][0]
+        effort = f'following {args.follow} ({tracking.controller})'
+    else:
+        effort = args.effort or 'zero'
     steps = int(round(args.seconds / args.dt))
     if steps < 1:
         raise CLIError(f'--seconds {args.seconds} is shorter than one step (--dt {args.dt})')
@@ -155,19 +293,20 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         require_matplotlib()
         plot_directory(args.plot)
-    default = np.clip(np.zeros(model.dof), model.lower, model.upper)
     q0 = default if args.q0 is None else start_positions(args.q0, model.joint_names, default)
+    qd0 = None if tracking is None or args.q0 is not None else tracking.reference[1][0]
 
     def prepare() -> tuple:
-        simulator = Simulator(model, dt=args.dt, integrator=args.integrator, q0=q0)
+        simulator = Simulator(model, dt=args.dt, integrator=args.integrator, q0=q0, qd0=qd0)
         return simulator, simulator.energy()
 
     simulator, energy_start = with_progress('preparing the simulator', prepare, args.progress)
     start = time.perf_counter()
+    control = tracking.effort if tracking is not None else (
+        (lambda t, q, qd: model.gravity_torques(q)) if effort == 'gravity' else None)
     try:
         qs, qds, efforts, per_step = with_progress(
-            'simulating', lambda advance: simulate_states(simulator, steps,
-                                                          args.effort == 'gravity', advance),
+            'simulating', lambda advance: simulate_states(simulator, steps, control, advance),
             args.progress, total=steps, unit='step')
     except SimulationDiverged as error:
         raise CLIError(f'simulation stopped: {error}') from None
@@ -175,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
     times = np.arange(steps + 1) * args.dt
     stream = sys.stderr if args.out == '-' else sys.stdout
     print(f'robot {model.name!r} ({model.dof} dof): {number(times[-1])} s simulated in '
-          f'{steps} steps of {args.dt} s ({args.integrator}), effort {args.effort}; '
+          f'{steps} steps of {args.dt} s ({args.integrator}), effort {effort}; '
           f'{wall:.2f} s wall time, {per_step * 1e6:.1f} us a step after the first '
           f'({args.dt / per_step:.0f} x real time)', file=stream)
     print(f'energy (kinetic + potential + limit stops): {number(energy_start, 6)} J at the '
@@ -185,8 +324,18 @@ def run(args: argparse.Namespace) -> int:
              number(qs[:, k].max()), number(np.abs(qds[:, k]).max()),
              number(np.abs(efforts[:, k]).max())]
             for k, name in enumerate(model.joint_names)]
-    print(table(['joint', 'start', 'end', 'min', 'max', 'peak |speed|', 'peak |effort|'],
-                rows, '  '), file=stream)
+    header = ['joint', 'start', 'end', 'min', 'max', 'peak |speed|', 'peak |effort|']
+    if tracking is not None:
+        error = qs - np.array([tracking.sample(t)[0] for t in times])
+        for row, column in zip(rows, error.T):
+            row += [number(np.sqrt(np.mean(column ** 2))), number(np.abs(column).max())]
+        header += ['RMS error', 'peak |error|']
+        saturated = [name for k, name in enumerate(model.joint_names)
+                     if np.any(np.abs(efforts[:, k]) >= model.effort_limit[k])]
+    print(table(header, rows, '  '), file=stream)
+    if tracking is not None and saturated:
+        warn(f'the effort limit saturated on {", ".join(saturated)}: the robot could not '
+             'follow the trajectory there (lower --gains or slow the trajectory down)')
     names = model.joint_names
     if args.out:
         header = ['time'] + [f'{n}.{field}' for field in ('position', 'velocity', 'effort')
@@ -201,7 +350,7 @@ def run(args: argparse.Namespace) -> int:
                     model.lower, model.upper),
                    ('velocities.png', 'joint velocities', 'speed (rad/s or m/s)', qds,
                     -model.velocity_limit, model.velocity_limit),
-                   ('efforts.png', f'applied efforts ({args.effort})', 'effort (N m or N)',
+                   ('efforts.png', f'applied efforts ({effort})', 'effort (N m or N)',
                     efforts, -model.effort_limit, model.effort_limit)]
         with progress(len(figures), 'plotting', 'figure', args.progress) as bar:
             for name, title, ylabel, values, lower, upper in figures:

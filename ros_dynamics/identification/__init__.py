@@ -20,6 +20,8 @@ trajectories, least-squares identification with physical consistency, payload
 estimation and reading ``/joint_states`` from ROS 2 bags.
 """
 
+from ros_dynamics.exceptions import (IdentificationError, IdentificationWarning,
+                                     NonPhysicalEstimateWarning)
 from ros_dynamics.identification.bags import JointStateRecording, read_joint_states
 from ros_dynamics.identification.base import base_parameters, BaseParameters
 from ros_dynamics.identification.excitation import excitation_trajectory, ExcitationTrajectory
@@ -30,7 +32,7 @@ from ros_dynamics.identification.physical import is_physically_consistent, pseud
 from ros_dynamics.identification.regressor import joint_torque_regressor, PARAMETER_NAMES
 
 __all__ = ['base_parameters', 'BaseParameters', 'estimate_payload', 'excitation_trajectory',
-           'ExcitationTrajectory', 'held_out_torques', 'identify', 'IdentificationResult',
-           'is_physically_consistent',
-           'joint_torque_regressor', 'JointStateRecording', 'PARAMETER_NAMES', 'PayloadEstimate',
-           'pseudo_inertia', 'read_joint_states']
+           'ExcitationTrajectory', 'held_out_torques', 'identify', 'IdentificationError',
+           'IdentificationResult', 'IdentificationWarning', 'is_physically_consistent',
+           'joint_torque_regressor', 'JointStateRecording', 'NonPhysicalEstimateWarning',
+           'PARAMETER_NAMES', 'PayloadEstimate', 'pseudo_inertia', 'read_joint_states']

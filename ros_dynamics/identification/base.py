@@ -25,6 +25,13 @@ K = R1^-1 R2, so Y theta = Y_1 (theta_1 + K theta_2) = Y_1 theta_base
 (Gautier, "Numerical calculation of the base inertial parameters of robots",
 J. Robotic Systems 8(4), 1991; Khalil and Dombre, "Modeling, Identification
 and Control of Robots", 2002, sec. 12.3).
+
+Pivoting takes the column of largest remaining norm, and grouped parameters
+often have equal columns (a link's Izz and the next link's Iyy on a vertical
+axis): LAPACK's pivoted QR then decides by rounding, differently on another
+CPU or BLAS. ``independent_columns`` pivots the same way but treats remaining
+norms within a relative ``TIE`` as equal and takes the lower column index, so
+the choice, and the names of the groups, are the same on every machine.
 """
 
 from dataclasses import dataclass
@@ -34,6 +41,7 @@ from ros_dynamics.identification.regressor import PARAMETER_NAMES
 import scipy.linalg
 
 FRICTION_NAMES = ('fv', 'fc', 'fo')   # viscous, Coulomb, offset
+TIE = 1e-6   # remaining column norms closer than this (relative) are a tie: lower index first
 
 
 def parameter_names(robot, friction: bool = False, armature: bool = False) -> tuple:
@@ -105,12 +113,13 @@ def base_parameters(robot, friction: bool = False, armature: bool = False,
     The regressor (with friction / armature columns if asked) is stacked over
     ``samples`` random states (default: enough for 4 rows per column, at least
     100 states; ``random_states``), QR-factored with column pivoting
-    (scipy.linalg.qr), and its rank taken as the number of |R_kk| above
-    ``rtol * |R_00|``: random states make the rank deficiency structural,
-    so the gap between the kept and the dropped diagonal is many orders of
-    magnitude (about 1e-3 against 1e-15 relative on the Panda), and the
-    default 1e-9 sits well inside it. The Panda's 7 links give 43 of 70
-    (Gaz, Cognetti, Oliva, Robuffo Giordano, De Luca, RA-L 2019).
+    (``independent_columns``: ties broken by column index, the module
+    docstring says why), and its rank taken as the number of pivots above
+    ``rtol`` times the first: random states make the rank deficiency
+    structural, so the gap between the kept and the dropped diagonal is many
+    orders of magnitude (about 1e-3 against 1e-15 relative on the Panda),
+    and the default 1e-9 sits well inside it. The Panda's 7 links give 43 of
+    70 (Gaz, Cognetti, Oliva, Robuffo Giordano, De Luca, RA-L 2019).
     """
     if robot.dof == 0:
         raise ValueError(f'robot {robot.name!r} has no joints: no parameter reaches a torque')
@@ -123,18 +132,16 @@ def base_parameters(robot, friction: bool = False, armature: bool = False,
     y = robot.regressor(*random_states(robot, samples, rng), friction=friction,
                         armature=armature)
     w = y.reshape(-1, p)
-    _, r, pivots = scipy.linalg.qr(w, mode='economic', pivoting=True)
-    diagonal = np.abs(np.diag(r))
-    tolerance = rtol * diagonal[0] if diagonal.size else 0.0
-    count = int(np.sum(diagonal > tolerance))
-    # K = R1^-1 R2: the dependent columns in terms of the independent ones
-    grouping = scipy.linalg.solve_triangular(r[:count, :count], r[:count, count:])
+    independent, tolerance = independent_columns(w, rtol)
+    dependent = np.setdiff1d(np.arange(p), independent)
+    count = independent.size
+    # K: the dependent columns in terms of the independent ones, W_1 K = W_2 (W_1 full rank)
+    grouping = scipy.linalg.lstsq(w[:, independent], w[:, dependent])[0]
     grouping[np.abs(grouping) < 1e-9 * max(1.0, np.max(np.abs(grouping), initial=0.0))] = 0.0
-    independent = pivots[:count]
     order = np.argsort(independent)   # base parameters in regressor column order
     projection = np.zeros((count, p))
     projection[np.arange(count), independent] = 1.0
-    projection[:, pivots[count:]] = grouping
+    projection[:, dependent] = grouping
     independent, projection = independent[order], projection[order]
     combination_names = []
     for k, row in zip(independent, projection):
@@ -143,3 +150,35 @@ def base_parameters(robot, friction: bool = False, armature: bool = False,
         combination_names.append(' '.join(terms))
     return BaseParameters(count, independent, projection, tuple(combination_names), names,
                           float(tolerance))
+
+
+def independent_columns(w: np.ndarray, rtol: float) -> tuple:
+    """
+    Return (the pivot order of the independent columns of w (m, p), the rank threshold).
+
+    QR with column pivoting by Householder reflections (Golub and Van Loan,
+    "Matrix Computations", 4th ed., alg. 5.4.1): at step k the column of
+    largest remaining norm is the pivot, ties within a relative ``TIE`` going
+    to the lower column index; the pivots stop once the largest remaining
+    norm is at most ``rtol`` times the first pivot's norm.
+    """
+    a = np.array(w, dtype=float)
+    m, p = a.shape
+    free = np.ones(p, dtype=bool)
+    pivots = []
+    tolerance = 0.0
+    for k in range(min(m, p)):
+        remaining = np.where(free, np.linalg.norm(a[k:], axis=0), -1.0)
+        largest = remaining.max()
+        if k == 0:
+            tolerance = rtol * largest
+        if largest <= tolerance or largest <= 0.0:
+            break
+        j = int(np.flatnonzero(remaining >= largest * (1.0 - TIE))[0])
+        pivots.append(j)
+        free[j] = False
+        x = a[k:, j].copy()
+        x[0] += np.copysign(np.linalg.norm(x), x[0])
+        x /= np.linalg.norm(x)
+        a[k:] -= 2.0 * np.outer(x, x @ a[k:])
+    return np.array(pivots, dtype=int), float(tolerance)

@@ -213,8 +213,10 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5,
         DEFAULT_ACCELERATION_LIMIT, dof, 'acceleration_limit')
     lower, upper = np.array(robot.lower, dtype=float), np.array(robot.upper, dtype=float)
     bounded = np.isfinite(lower) & np.isfinite(upper) & within_limits
-    centre = np.where(bounded, 0.5 * (lower + upper), 0.0)
-    span = np.where(bounded, (0.5 - margin) * (upper - lower), np.inf)
+    # continuous joints (inf limits) must not compute inf - inf: numpy warns, even discarded
+    low, high = np.where(bounded, lower, 0.0), np.where(bounded, upper, 0.0)
+    centre = 0.5 * (low + high)
+    span = np.where(bounded, (0.5 - margin) * (high - low), np.inf)
 
     period = 1.0 / base_frequency
     grid = np.linspace(0.0, period, 2 * samples, endpoint=False)

@@ -22,7 +22,11 @@ convention) become: c = h / m, I_c = I - m (|c|^2 1 - c c^T), written with
 rpy = 0 on the link that carries the body (``RobotModel.body_names``). Links
 merged into that body through fixed joints lose their ``<inertial>``: the
 data determine only the sum, which now sits on the carrying link (the
-dynamics are the same).
+dynamics are the same). Identified viscous and Coulomb friction go into each
+joint's ``<dynamics damping friction>``. The actuators YAML holds every
+actuator term the identified model has (friction with its offset and smooth
+sign scale, armature), zeros included, so that it overrides whatever the URDF
+says: URDF and YAML loaded together are ``IdentificationResult.robot``.
 """
 
 import os
@@ -30,6 +34,7 @@ from typing import Optional
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
+from ros_dynamics.urdf import without_leading_blanks
 import yaml
 
 
@@ -44,17 +49,21 @@ def inertial_of(parameters: np.ndarray) -> tuple:
     return m, c, inertia - m * (np.dot(c, c) * np.eye(3) - np.outer(c, c))
 
 
-def urdf_with_parameters(urdf: str, robot, parameters: np.ndarray) -> str:
+def urdf_with_parameters(urdf: str, robot, parameters: np.ndarray,
+                         friction: Optional[np.ndarray] = None) -> str:
     """
     Return the URDF ``urdf`` (text, or a path to a file) with ``parameters`` (nb, 10) written in.
 
-    Raises ValueError if the URDF is not the robot's (a body's link is missing).
+    friction: (dof, 3) [viscous, Coulomb, offset] per joint of
+    ``robot.joint_names``, or None; its first two columns become each joint's
+    ``<dynamics damping friction>``. Raises ValueError if the URDF is not the
+    robot's (a body's link or a joint is missing).
     """
     if '<' not in urdf and os.path.exists(urdf):
         with open(urdf) as stream:
             urdf = stream.read()
     try:
-        root = ElementTree.fromstring(urdf)
+        root = ElementTree.fromstring(without_leading_blanks(urdf, warn=False))
     except ElementTree.ParseError as error:
         raise ValueError(f'urdf: not valid XML ({error})') from None
     links = {link.get('name'): link for link in root.findall('link')}
@@ -82,6 +91,18 @@ def urdf_with_parameters(urdf: str, robot, parameters: np.ndarray) -> str:
              ('iyz', (1, 2)), ('izz', (2, 2)))})
         inertial.tail = link.text
         link.insert(0, inertial)
+    if friction is not None:
+        joints = {joint.get('name'): joint for joint in root.findall('joint')}
+        for name, (viscous, coulomb, _) in zip(robot.joint_names, np.asarray(friction)):
+            joint = joints.get(name)
+            if joint is None:
+                raise ValueError(f'urdf: joint {name!r} of robot {robot.name!r} is missing; '
+                                 'pass the URDF the model was built from')
+            dynamics = joint.find('dynamics')
+            if dynamics is None:
+                dynamics = ElementTree.SubElement(joint, 'dynamics')
+            dynamics.set('damping', repr(float(viscous)))
+            dynamics.set('friction', repr(float(coulomb)))
     return ElementTree.tostring(root, encoding='unicode')
 
 
@@ -97,20 +118,25 @@ def actuators_yaml(joint_names: tuple, friction: Optional[np.ndarray],
     ones: ``friction_velocity`` (rad/s, the smooth Coulomb sign scale the
     fit used: tau_f = b qd + f_c tanh(qd / v_s) + o), then under ``joints``
     per joint ``viscous`` (N m s/rad), ``coulomb`` (N m), ``offset`` (N m) and
-    ``armature`` (kg m^2, joint side; a negative estimate, which no rotor
-    has, is written as 0) as estimated. friction: (dof, 3) or
-    None; armature: (dof,) or None. Written to ``path`` too when given.
+    ``armature`` (kg m^2, joint side) as estimated, 0 where not estimated
+    (friction or armature None: the identified model has none, whatever the
+    URDF's ``<dynamics>`` or transmissions say). friction: (dof, 3) or None;
+    armature: (dof,) or None. ValueError for a negative viscous, Coulomb or
+    armature value (not physical: the loader would refuse it). Written to
+    ``path`` too when given.
     """
+    dof = len(joint_names)
+    friction = np.zeros((dof, 3)) if friction is None else np.asarray(friction, dtype=float)
+    armature = np.zeros(dof) if armature is None else np.asarray(armature, dtype=float)
     joints = {}
     for k, name in enumerate(joint_names):
-        entry = {}
-        if friction is not None:
-            entry.update(viscous=float(friction[k, 0]), coulomb=float(friction[k, 1]),
-                         offset=float(friction[k, 2]))
-        if armature is not None:
-            entry['armature'] = max(float(armature[k]), 0.0)   # a rounding-level negative
-        if entry:
-            joints[name] = entry
+        entry = {'viscous': float(friction[k, 0]), 'coulomb': float(friction[k, 1]),
+                 'offset': float(friction[k, 2]), 'armature': float(armature[k])}
+        negative = [key for key in ('viscous', 'coulomb', 'armature') if entry[key] < 0.0]
+        if negative:
+            raise ValueError(f'joint {name!r}: {negative[0]} {entry[negative[0]]!r} is negative '
+                             '(not physical); the actuators loader would refuse it')
+        joints[name] = entry
     data = {'friction_velocity': float(friction_velocity), 'joints': joints}
     text = ('# identified by ros_dynamics.identification: load with RobotModel.from_urdf_file('
             'urdf, actuators=<this file>)\n# or with the `actuators` parameter of the nodes\n'

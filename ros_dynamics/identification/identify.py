@@ -34,6 +34,17 @@ parameters of robots", IJRR 11(4), 1992):
    (Wensing, Kim and Slotine, RA-L 2018, the LMI of ``physical``) and the
    friction and armature coefficients non-negative: a semidefinite program
    solved by Clarabel through cvxpy.
+
+It stands behind what it returns: a recording without the information to
+identify (every torque zero, no joint moving) raises IdentificationError
+naming the cause; an unconstrained fit (``consistent=False``) that comes out
+physically impossible (a body whose pseudo-inertia is not positive
+semi-definite, such as a negative mass, or negative viscous, Coulomb or
+armature coefficients) is reported with a NonPhysicalEstimateWarning naming
+the bodies and joints, has no ``robot``, and its ``to_urdf`` and
+``to_actuators_yaml`` refuse to write it. Otherwise ``result.robot`` carries
+every identified term, so that ``result.robot.inverse_dynamics(q, qd, qdd,
+friction=True)`` is ``result.predict(q, qd, qdd)``.
 """
 
 from dataclasses import dataclass
@@ -42,13 +53,22 @@ import warnings
 
 import numpy as np
 
+from ros_dynamics.exceptions import (IdentificationError, IdentificationWarning,
+                                     NonPhysicalEstimateWarning)
 from ros_dynamics.identification._blas import single_threaded_blas
 from ros_dynamics.identification.base import base_parameters, BaseParameters
-from ros_dynamics.identification.physical import is_physically_consistent, PSEUDO_INERTIA_BASIS
+from ros_dynamics.identification.physical import (consistency_margin, is_physically_consistent,
+                                                  PSEUDO_INERTIA_BASIS)
 from ros_dynamics.identification.signals import (as_signal, cutoff_frequency, derivatives,
                                                  lowpass, uniform_samples)
 
 SIGMA_FLOOR = 1e-4   # noise below this fraction of a joint's RMS torque counts as this much
+# a joint whose position spans less than this (rad, or m for prismatic joints) is not excited:
+# its velocity and acceleration stay at the level of encoder noise
+STILL_SPAN = 1e-3
+# friction and armature coefficients of an unconstrained fit above -COEFFICIENT_TOLERANCE x
+# their typical scale (prior_of: 1 N m (s/rad), 0.01 kg m^2) count as rounding, set to 0
+COEFFICIENT_TOLERANCE = 1e-6
 
 
 @dataclass
@@ -56,21 +76,28 @@ class IdentificationResult:
     """
     What ``identify`` found.
 
-    robot: a new RobotModel carrying the identified inertial parameters.
-    parameters: (nb, 10) inertial parameters (``RobotModel.inertial_parameters``
-    order). friction: (dof, 3) [viscous (N m s/rad), Coulomb (N m), offset
-    (N m)] per joint, or None; armature: (dof,) (kg m^2), or None;
-    friction_velocity: the Coulomb smooth-sign scale (rad/s). theta: every
-    estimated value in regressor column order. base, base_values, base_std:
+    robot: a new RobotModel carrying every identified term: the inertial
+    parameters, and as its ``actuators`` the friction (viscous, Coulomb,
+    offset, with ``friction_velocity``; no sigmoid) and the armature, zero
+    where not identified, so that ``robot.inverse_dynamics(q, qd, qdd,
+    friction=True)`` equals ``predict(q, qd, qdd)``; None when the estimate is
+    not physical (``non_physical``). nominal: the RobotModel the
+    identification started from. parameters: (nb, 10) inertial parameters
+    (``RobotModel.inertial_parameters`` order). friction: (dof, 3) [viscous (N m
+    s/rad), Coulomb (N m), offset (N m)] per joint, or None; armature: (dof,) (kg
+    m^2), or None; friction_velocity: the Coulomb smooth-sign scale (rad/s). theta:
+    every estimated value in regressor column order. base, base_values, base_std:
     the base parameters, their weighted least-squares estimates and standard
-    deviations (with filtering, scaled by sqrt(f_s / (2 f_c)) for the
-    correlation of filtered noise: an approximation). noise_std: (dof,) the
-    residual sigma_j per joint after the ordinary fit (N m; of the filtered
-    torques when filtered); residual_rms: (dof,) RMS of measured minus predicted torque
-    on the data used (after filtering), N m. condition_number: of the
-    weighted base regressor with columns scaled to unit norm. samples: rows
-    used per joint; dropped_samples: rows dropped (NaN, repeated times);
-    cutoff: the low-pass cut-off in Hz (None if nothing was filtered).
+    deviations (with filtering, scaled by sqrt(f_s / (2 f_c)) for the correlation of
+    filtered noise: an approximation). noise_std: (dof,) the residual sigma_j per
+    joint after the ordinary fit (N m; of the filtered torques when filtered);
+    residual_rms: (dof,) RMS of measured minus predicted torque on the data used
+    (after filtering), N m. condition_number: of the weighted base regressor with
+    columns scaled to unit norm. samples: rows used per joint; dropped_samples: rows
+    dropped (NaN, repeated times); cutoff: the low-pass cut-off in Hz (None if
+    nothing was filtered). non_physical: what makes the estimate physically
+    impossible, one text per body or coefficient (only ever non-empty with
+    ``consistent=False``).
     """
 
     robot: object
@@ -89,23 +116,50 @@ class IdentificationResult:
     samples: int
     dropped_samples: int
     cutoff: Optional[float]
+    nominal: object = None
+    non_physical: tuple = ()
 
     def predict(self, q, qd, qdd) -> np.ndarray:
         """Return the motor torques (N m) the identified model predicts, (dof,) or (N, dof)."""
-        y = self.robot.regressor(q, qd, qdd, friction=self.friction is not None,
-                                 armature=self.armature is not None,
-                                 friction_velocity=self.friction_velocity)
+        y = self.nominal.regressor(q, qd, qdd, friction=self.friction is not None,
+                                   armature=self.armature is not None,
+                                   friction_velocity=self.friction_velocity)
         return y @ self.theta
 
+    def _require_physical(self, what: str) -> None:
+        if self.non_physical:
+            raise IdentificationError(
+                f'{what}: the estimate is not physical ({"; ".join(self.non_physical)}), and no '
+                'URDF or actuators file can hold it; identify with consistent=True (the '
+                'default) for a physically consistent fit',
+                f'the estimate is not physical ({"; ".join(self.non_physical)}); nothing '
+                'written, since no URDF or actuators file can hold it: run without '
+                '--no-consistent for a physically consistent fit')
+
     def to_urdf(self, urdf: str) -> str:
-        """Return the URDF text ``urdf`` (text or path) with the identified inertials."""
+        """
+        Return the URDF text ``urdf`` (text or path) with the identified inertials.
+
+        With friction identified, every joint's ``<dynamics damping friction>``
+        holds the identified viscous and Coulomb coefficients too (the offset
+        and the smooth-sign scale are only in ``to_actuators_yaml``).
+        IdentificationError if the estimate is not physical.
+        """
         from ros_dynamics.identification.export import urdf_with_parameters
-        return urdf_with_parameters(urdf, self.robot, self.parameters)
+        self._require_physical('to_urdf')
+        return urdf_with_parameters(urdf, self.nominal, self.parameters, self.friction)
 
     def to_actuators_yaml(self, path: Optional[str] = None) -> str:
-        """Return (and write to ``path``) the per-joint friction / armature YAML."""
+        """
+        Return (and write to ``path``) the per-joint friction / armature YAML.
+
+        Loaded with the URDF of ``to_urdf`` (``RobotModel.from_urdf_file(urdf,
+        actuators=path)``) it gives ``robot``'s actuator terms; IdentificationError
+        if the estimate is not physical.
+        """
         from ros_dynamics.identification.export import actuators_yaml
-        return actuators_yaml(self.robot.joint_names, self.friction, self.armature,
+        self._require_physical('to_actuators_yaml')
+        return actuators_yaml(self.nominal.joint_names, self.friction, self.armature,
                               self.friction_velocity, path)
 
 
@@ -196,8 +250,12 @@ def identify(robot, q, qd=None, qdd=None, tau=None, t=None, friction: bool = Tru
     move by its typical scale (``prior_of``) costs, in units of one
     noise-normalised torque sample's squared residual.
 
-    Returns an ``IdentificationResult``. Raises ValueError for bad or too few
-    data, RuntimeError if the solver fails.
+    Returns an ``IdentificationResult`` (with a NonPhysicalEstimateWarning
+    when ``consistent=False`` gives a physically impossible estimate). Raises
+    ValueError for bad or too few data, IdentificationError (a ValueError and a
+    RuntimeError) for a recording without torque information or excitation and
+    when the solver fails; IdentificationWarning names joints with zero torque
+    or no motion throughout.
     """
     if robot.dof == 0:
         raise ValueError(f'robot {robot.name!r} has no joints: nothing to identify')
@@ -205,6 +263,7 @@ def identify(robot, q, qd=None, qdd=None, tau=None, t=None, friction: bool = Tru
         raise ValueError(f'prior_weight: expected a positive weight, got {prior_weight!r}')
     q, qd, qdd, tau, period, cutoff, dropped, _ = _prepare(robot, q, qd, qdd, tau, t, rate,
                                                            cutoff)
+    _check_information(robot, q, tau)
     y = robot.regressor(q, qd, qdd, friction=friction, armature=armature,
                         friction_velocity=friction_velocity)
     if cutoff is not None:   # parallel filtering, then one cut-off period off each end
@@ -227,18 +286,131 @@ def identify(robot, q, qd=None, qdd=None, tau=None, t=None, friction: bool = Tru
         theta = _full_parameters(base, fit, theta0, scale, prior_weight, consistent,
                                  len(robot.body_names), dof, friction, armature)
     nb = len(robot.body_names)
+    theta, non_physical = _physical_check(robot, theta, friction, armature, consistent)
     parameters = theta[:10 * nb].reshape(nb, 10)
     residual = tau - y @ theta
     friction_values = theta[10 * nb:10 * nb + 3 * dof].reshape(dof, 3) if friction else None
     armature_values = theta[p - dof:] if armature else None
+    identified = None
+    if non_physical:
+        warnings.warn(f'identify(consistent=False): the estimate is not physical '
+                      f'({"; ".join(non_physical)}); result.robot is None and to_urdf / '
+                      'to_actuators_yaml refuse to write it. identify with consistent=True (the '
+                      'default) for a physically consistent fit, or record a richer excitation',
+                      NonPhysicalEstimateWarning, stacklevel=2)
+    else:
+        identified = identified_robot(robot, parameters, friction_values, armature_values,
+                                      friction_velocity)
     return IdentificationResult(
-        robot=robot.with_inertial_parameters(parameters), parameters=parameters,
+        robot=identified, parameters=parameters,
         friction=friction_values, armature=armature_values,
         friction_velocity=friction_velocity, theta=theta, base=base,
         base_values=fit['values'], base_std=fit['std'], noise_std=fit['sigma'],
         residual_rms=np.sqrt(np.mean(residual ** 2, axis=0)),
         condition_number=fit['condition'], consistent=consistent, samples=samples,
-        dropped_samples=dropped, cutoff=cutoff)
+        dropped_samples=dropped, cutoff=cutoff, nominal=robot, non_physical=non_physical)
+
+
+def identified_robot(robot, parameters: np.ndarray, friction: Optional[np.ndarray],
+                     armature: Optional[np.ndarray], friction_velocity: float):
+    """
+    Return a copy of ``robot`` carrying identified terms (the model of ``predict``).
+
+    parameters (nb, 10) as ``RobotModel.inertial_parameters``; friction (dof, 3)
+    [viscous, Coulomb, offset] or None (no friction); armature (dof,) or None
+    (none). The actuators keep their gear ratios and effort limits; their
+    sigmoid friction is zeroed (the fit has no such term) and their smooth
+    Coulomb sign scale becomes ``friction_velocity``. ValueError (from
+    ActuatorParameters) for negative coefficients.
+    """
+    model = robot.with_inertial_parameters(parameters)
+    dof = robot.dof
+    friction = np.zeros((dof, 3)) if friction is None else np.asarray(friction, dtype=float)
+    model.actuators = robot.actuators.replace(
+        viscous=friction[:, 0], coulomb=friction[:, 1], offset=friction[:, 2],
+        sigmoid=np.zeros((dof, 3)), friction_velocity=float(friction_velocity),
+        armature=np.zeros(dof) if armature is None else np.asarray(armature, dtype=float))
+    return model
+
+
+def _check_information(robot, q: np.ndarray, tau: np.ndarray) -> None:
+    """
+    Raise IdentificationError for a recording that cannot identify anything; warn for parts.
+
+    No information: every torque exactly zero (efforts not recorded, or a
+    simulation that applied none), or no joint spanning STILL_SPAN. Joints
+    with zero torque throughout, or not moving, are named in an
+    IdentificationWarning: the fit goes on, the prior holding what they
+    leave undetermined.
+    """
+    names = np.array(robot.joint_names)
+    silent = np.max(np.abs(tau), axis=0) == 0.0
+    if silent.all():
+        raise IdentificationError(
+            'tau: every measured torque is zero, so the recording carries no torque '
+            'information (efforts not recorded, or a simulation that applied none); '
+            'identification fits the measured joint torques',
+            'every effort in the recording is zero, so it carries no torque information '
+            '(efforts not recorded, or a simulation that applied none, such as simulate '
+            '--effort zero); identification fits the measured joint torques: record them, '
+            'or simulate --follow an excitation')
+    still = np.ptp(q, axis=0) < STILL_SPAN
+    if still.all():
+        raise IdentificationError(
+            f'q: no joint moves by {STILL_SPAN:g} rad (m) or more, so the recording has no '
+            'excitation to identify from; record the robot following an excitation '
+            'trajectory (excitation_trajectory)',
+            f'no joint moves by {STILL_SPAN:g} rad (m) or more, so the recording has no '
+            'excitation to identify from; record the robot following an excitation '
+            '(ros-dynamics excite, then run it on the robot or simulate --follow it)')
+    for mask, what in ((silent, 'zero torque in every sample (not recorded?)'),
+                       (still, f'no motion (positions span less than {STILL_SPAN:g})')):
+        if mask.any():
+            warnings.warn(f'joints {", ".join(names[mask])}: {what}; the fit takes the '
+                          'recording as it is and leaves what it cannot determine to the '
+                          'prior (the URDF values)', IdentificationWarning, stacklevel=3)
+
+
+def _physical_check(robot, theta: np.ndarray, friction: bool, armature: bool,
+                    consistent: bool) -> tuple:
+    """
+    Return (theta, non_physical): rounding-level negatives zeroed, what is not physical.
+
+    With ``consistent`` the constraints keep the viscous, Coulomb and armature
+    coefficients >= 0 and the bodies consistent (checked to the solver's
+    accuracy in ``_full_parameters``): a negative coefficient is the solver's
+    rounding and is set to 0 (ActuatorParameters refuses negatives), and
+    nothing is reported. Without, a body is not physical when its
+    pseudo-inertia has a negative eigenvalue beyond 1e-9 of its largest
+    (``is_physically_consistent``), a coefficient when below
+    -COEFFICIENT_TOLERANCE x its scale (above that it is set to 0).
+    """
+    theta = np.array(theta, dtype=float)
+    nb, dof = len(robot.body_names), robot.dof
+    found = []
+    if not consistent:
+        margins = consistency_margin(theta[:10 * nb])
+        for name, phi, margin in zip(robot.body_names, theta[:10 * nb].reshape(nb, 10),
+                                     margins):
+            if not is_physically_consistent(phi):
+                found.append(f'body {name!r}: mass {phi[0]:.4g} kg, smallest pseudo-inertia '
+                             f'eigenvalue {margin:.3g} kg m^2')
+    coefficients = []
+    if friction:
+        start = 10 * nb
+        coefficients += [(start + 3 * k + column, f'joint {joint!r}: {label}', 1.0)
+                         for k, joint in enumerate(robot.joint_names)
+                         for column, label in ((0, 'viscous'), (1, 'Coulomb'))]
+    if armature:
+        start = theta.shape[0] - dof
+        coefficients += [(start + k, f'joint {joint!r}: armature', 0.01)
+                         for k, joint in enumerate(robot.joint_names)]
+    for index, label, scale in coefficients:
+        if theta[index] < -COEFFICIENT_TOLERANCE * scale and not consistent:
+            found.append(f'{label} {theta[index]:.4g}')
+        elif theta[index] < 0.0:
+            theta[index] = 0.0
+    return theta, tuple(found)
 
 
 def held_out_torques(result: IdentificationResult, q, qd=None, qdd=None, tau=None, t=None,
@@ -256,7 +428,7 @@ def held_out_torques(result: IdentificationResult, q, qd=None, qdd=None, tau=Non
     their difference is the held-out residual (Khalil and Dombre 2002,
     ch. 12: cross-validation on a separate trajectory).
     """
-    robot = result.robot
+    robot = result.nominal
     cutoff = result.cutoff
     q, qd, qdd, tau, period, cutoff, _, t = _prepare(robot, q, qd, qdd, tau, t, rate, cutoff)
     predicted = result.predict(q, qd, qdd)
@@ -324,9 +496,13 @@ def _full_parameters(base, fit, theta0, scale, prior_weight, consistent, nb, dof
     try:
         import cvxpy as cp
     except ImportError:
-        raise ImportError('identify(consistent=True) needs cvxpy and Clarabel: pip install '
-                          '"ros_dynamics[identification]" (or cvxpy clarabel), or pass '
-                          'consistent=False') from None
+        error = ImportError('identify(consistent=True) needs cvxpy and Clarabel: pip install '
+                            '"ros_dynamics[identification]" (or cvxpy clarabel), or pass '
+                            'consistent=False')
+        error.command_line = ('a physically consistent fit needs cvxpy and Clarabel: pip '
+                              'install "ros_dynamics[identification]" (or cvxpy clarabel), or '
+                              'pass --no-consistent')
+        raise error from None
     u = cp.Variable(p)
     theta = theta0 + cp.multiply(scale, u)
     constraints = []
@@ -348,15 +524,21 @@ def _full_parameters(base, fit, theta0, scale, prior_weight, consistent, nb, dof
             warnings.filterwarnings('ignore', 'Solution may be inaccurate', UserWarning)
             problem.solve(solver=cp.CLARABEL)
     except cp.error.SolverError as error:
-        raise RuntimeError(f'the consistent identification problem failed in Clarabel: {error}'
-                           ) from None
+        raise IdentificationError(f'the consistent identification problem failed in Clarabel: '
+                                  f'{error}') from None
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or u.value is None:
-        raise RuntimeError(f'the consistent identification problem ended {problem.status!r}; '
-                           'try consistent=False to see the unconstrained estimate')
+        raise IdentificationError(
+            f'the consistent identification problem ended {problem.status!r}; try '
+            'consistent=False to see the unconstrained estimate',
+            f'the consistent identification problem ended {problem.status!r}; try '
+            '--no-consistent to see the unconstrained estimate')
     theta = theta0 + scale * np.asarray(u.value)
     # Clarabel stops "almost solved" on noiseless data (residuals ~1e-7 relative): accept
     # that when the bodies come out consistent to that accuracy
     if not is_physically_consistent(theta[:10 * nb], tolerance=1e-6):
-        raise RuntimeError(f'the consistent identification ended {problem.status!r} with '
-                           'inconsistent parameters; try consistent=False')
+        raise IdentificationError(
+            f'the consistent identification ended {problem.status!r} with inconsistent '
+            'parameters; try consistent=False to see the unconstrained estimate',
+            f'the consistent identification ended {problem.status!r} with inconsistent '
+            'parameters; try --no-consistent to see the unconstrained estimate')
     return theta

@@ -43,12 +43,13 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, state_entry, STATUS
-from ros_dynamics.joints import (bad_state, batch_of_one, body_count, coordinate_of,
-                                 FIRST_MOMENT, gravity_of, IBAR, MASS, MIMIC_GAIN, model_at,
-                                 motion_subspace, parent_of)
+from ros_dynamics.joints import (add_joint_force, bad_positions, bad_state, batch_of_one,
+                                 body_count, FIRST_MOMENT, gravity_of, IBAR, MASS, model_at,
+                                 nq_of, parent_of)
 from ros_dynamics.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_POS, W_ROT,
                                      W_VEL_V, W_VEL_W)
-from ros_dynamics.spatial import add, cross, dot, force_to_parent, load3, load9, store3
+from ros_dynamics.runtime import run_batch
+from ros_dynamics.spatial import add, cross, force_to_parent, load3, load9, store3
 
 PARAMETERS_PER_BODY = 10
 # names of the ten parameters of a body, in column order
@@ -95,7 +96,7 @@ def body_force_columns(w, v, aw, av, forces):
 @kernel
 def regressor_into(model, q, qd, qdd, work, forces, out):
     """
-    Write Y(q, qd, qdd) (dof, 10 nb) into ``out``.
+    Write Y(q, qd, qdd) (nv, 10 nb) into ``out``.
 
     ``work`` (nb, NWORK) holds the forward pass, ``forces`` (10, 6) one body's
     force columns while they travel up its ancestor chain.
@@ -110,14 +111,11 @@ def regressor_into(model, q, qd, qdd, work, forces, out):
         first = PARAMETERS_PER_BODY * i
         j = i
         while j >= 0:
-            sw, sv = motion_subspace(model, j)
-            row = coordinate_of(model, j)
-            gain = model[j, MIMIC_GAIN]
             parent = parent_of(model, j)
             rot, r = load9(work, j, W_ROT), load3(work, j, W_POS)
             for k in range(PARAMETERS_PER_BODY):
                 n, f = load3(forces, k, F_N), load3(forces, k, F_F)
-                out[row, first + k] += gain * (dot(sw, n) + dot(sv, f))
+                add_joint_force(model, j, n, f, out[:, first + k])
                 if parent >= 0:
                     n, f = force_to_parent(rot, r, n, f)
                     store3(forces, k, F_N, n)
@@ -128,7 +126,7 @@ def regressor_into(model, q, qd, qdd, work, forces, out):
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, OUT3)])
 def regressor_batch(model, q, qd, qdd, out):
     """
-    Write Y[N, dof, 10 nb] for N validated states (rows of q, qd, qdd); return 0.
+    Write Y[N, nv, 10 nb] for N validated states (rows of q, qd, qdd); return 0.
 
     Serial: RobotModel runs blocks of rows in parallel threads (the kernel
     releases the GIL).
@@ -149,8 +147,8 @@ def regressor_entry(model, rows, n, q, qd, qdd, extra, out):
     or 1 if it holds NaN or Inf (``extra`` unused).
     """
     m = model_at(model, rows)
-    a, b, c = batch_of_one(q, n), batch_of_one(qd, n), batch_of_one(qdd, n)
-    if bad_state(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0]):
+    a, b, c = batch_of_one(q, nq_of(m)), batch_of_one(qd, n), batch_of_one(qdd, n)
+    if bad_positions(m, a[0]) or bad_state(m, b[0]) or bad_state(m, c[0]):
         return 1
     return regressor_batch(m, a, b, c, carray(out, (1, n, PARAMETERS_PER_BODY * (rows - 1))))
 
@@ -220,7 +218,6 @@ def joint_torque_regressor(robot, q, qd, qdd, friction: bool = False, armature: 
     reflected rotor inertia, kg m^2). p = 10 nb [+ 3 dof] [+ dof]. Without
     friction and armature, Y theta = ``robot.inverse_dynamics(q, qd, qdd)``.
     """
-    from ros_dynamics.model import _run_batch   # model.py calls into this module
     from ros_dynamics._jit import ensure_compiled
     if not friction_velocity > 0.0:
         raise ValueError(f'friction_velocity: must be > 0 (rad/s), got {friction_velocity!r}')
@@ -246,8 +243,8 @@ def joint_torque_regressor(robot, q, qd, qdd, friction: bool = False, armature: 
     elif nb:
         ensure_compiled(regressor_batch)
         model = robot._model
-        _run_batch(regressor_batch, bq.shape[0],
-                   lambda a, b: (model, bq[a:b], bqd[a:b], bqdd[a:b], out[a:b]))
+        run_batch(regressor_batch, bq.shape[0],
+                  lambda a, b: (model, bq[a:b], bqd[a:b], bqdd[a:b], out[a:b]))
     blocks = [out]
     if friction:
         blocks.append(friction_columns(bqd, friction_velocity))

@@ -32,8 +32,9 @@ import numpy as np
 from ros_dynamics import integrators
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics._lanes import LANES
-from ros_dynamics.model import _run_batch, RobotModel
+from ros_dynamics.model import RobotModel
 from ros_dynamics.rollouts.kernels import rollout_batch, rollout_lanes_batch
+from ros_dynamics.runtime import run_batch
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 
 _REFUSALS = {integrators.NON_FINITE: 'the state became non-finite',
@@ -151,7 +152,7 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     lanes = block[integrators.C_DENSE] == 0.0 and block[integrators.C_WRENCHES] == 0.0
     kernel = rollout_lanes_batch if lanes else rollout_batch   # ABA: 4 rollouts at once
     ensure_compiled(kernel)
-    status = _run_batch(kernel, batch, rows, threads, blocks_per_thread=10, multiple=LANES)
+    status = run_batch(kernel, batch, rows, threads, blocks_per_thread=10, multiple=LANES)
     if status and not allow_divergence:
         b = int(np.argmax(outcome < steps))
         k = int(outcome[b])

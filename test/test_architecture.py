@@ -1,0 +1,135 @@
+# Copyright 2026 The ros_dynamics Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The package's structure, measured: the layer contract, import cycles, private reaches, sizes.
+
+The contract is import-linter's (setup.cfg, ``[importlinter]``), run here on the source
+tree. Reaches into another module's private names and modules over 600 lines are held to
+the lists below, which may only shrink: a new one fails, and so does a listed one that is
+gone (take it off the list).
+"""
+
+import ast
+import configparser
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / 'ros_dynamics'
+MAX_LINES = 600
+
+# (module, reach) pairs that remain from before the runtime layer: each is a module using
+# another module's private name; the architecture issue removes them
+KNOWN_PRIVATE_REACHES = {
+    ('cli/identify.py', 'import ros_dynamics.cli.trajectory_files._csv_columns'),
+    ('identification/export.py', 'robot._arrays'),
+    ('identification/payload.py', 'robot._arrays'),
+    ('identification/payload.py', 'robot._body_of'),
+    ('identification/regressor.py', 'robot._as_batch'),
+    ('identification/regressor.py', 'robot._bind'),
+    ('identification/regressor.py', 'robot._check_status'),
+    ('identification/regressor.py', 'robot._ints'),
+    ('identification/regressor.py', 'robot._model'),
+    ('identification/regressor.py', 'robot._regressor_call'),
+    ('identification/regressor.py', 'robot._states'),
+    ('nodes/payload_estimation.py', 'model._body_of'),
+    ('nodes/simulator_node.py', 'self._sim._new_state'),
+    ('operational_space.py', 'robot._body_of'),
+    ('operational_space.py', 'robot._solve_mass_rows'),
+    ('rollouts/rollout.py', 'robot._model'),
+    ('rollouts/rollout.py', 'template._block'),
+    ('rollouts/rollout.py', 'template._params'),
+    ('simulation.py', 'robot._arrays'),
+    ('simulation.py', 'robot._body_of'),
+    ('simulation.py', 'robot._has_mimic'),
+    ('simulation.py', 'self.robot._arrays'),
+    ('simulation.py', 'self.robot._body_of'),
+    ('simulation.py', 'self.robot._model'),
+    ('simulation.py', 'self.robot._raise_singular'),
+}
+# private names of other libraries (numba, os) and of the module's own class on another
+# instance of it: not reaches across this package's modules
+NOT_REACHES = {
+    ('_jit.py', 'dispatcher._can_compile'), ('_lanes.py', 'view._getvalue'),
+    ('actuators/parameters.py', 'copy._check'), ('nodes/__init__.py', 'os._exit'),
+    ('model.py', 'model._arrays'), ('model.py', 'model._reals'),
+    ('model.py', 'model._singular_tolerance'),
+}
+# modules over MAX_LINES lines, to be split
+KNOWN_LONG = {'model.py', 'nodes/simulator_node.py', 'nodes/inverse_dynamics_node.py'}
+
+
+def private_reaches(path: pathlib.Path) -> set:
+    """Return the (module, reach) pairs of a module that use a private name not its own."""
+    module = path.relative_to(PACKAGE).as_posix()
+    reaches = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and (node.module or '').startswith('ros_dynamics'):
+            reaches |= {(module, f'import {node.module}.{alias.name}') for alias in node.names
+                        if alias.name.startswith('_') and not alias.name.startswith('__')}
+        elif (isinstance(node, ast.Attribute) and node.attr.startswith('_')
+              and not node.attr.startswith('__')
+              and not (isinstance(node.value, ast.Name) and node.value.id in ('self', 'cls'))):
+            reaches.add((module, f'{ast.unparse(node.value)}.{node.attr}'))
+    return reaches - NOT_REACHES
+
+
+def test_the_layer_contract_is_kept():
+    """import-linter's contracts in setup.cfg: ROS-free core, kernels below, no cycles."""
+    lint_imports = pathlib.Path(sys.executable).parent / 'lint-imports'   # import-linter's
+    result = subprocess.run([str(lint_imports), '--no-cache'], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'Contracts: 3 kept, 0 broken.' in result.stdout, result.stdout
+
+
+def test_the_ros_free_contract_lists_every_core_module():
+    """A module added to the core is checked too: the contract names every one but the nodes."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / 'setup.cfg')
+    listed = set(config['importlinter:contract:ros-free']['source_modules'].split())
+    core = {f'ros_dynamics.{path.stem}' for path in PACKAGE.iterdir()
+            if (path.suffix == '.py' and path.stem != '__init__')
+            or (path.is_dir() and (path / '__init__.py').exists())}
+    assert core - {'ros_dynamics.nodes', 'ros_dynamics.bringup'} == listed
+
+
+@pytest.mark.parametrize('source, expected', [
+    ('from ros_dynamics.model import _as_array\n',
+     {('x.py', 'import ros_dynamics.model._as_array')}),
+    ('def f(robot):\n    return robot._model\n', {('x.py', 'robot._model')}),
+    ('class A:\n    def f(self):\n        return self._model\n', set()),
+])
+def test_the_reach_check_sees_a_reach(tmp_path, source, expected, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], 'PACKAGE', tmp_path)
+    path = tmp_path / 'x.py'
+    path.write_text(source)
+    assert private_reaches(path) == expected
+
+
+def test_no_new_reach_into_private_names():
+    reaches = set().union(*(private_reaches(path) for path in PACKAGE.rglob('*.py')))
+    assert reaches - KNOWN_PRIVATE_REACHES == set(), 'new reaches into private names'
+    assert KNOWN_PRIVATE_REACHES - reaches == set(), 'gone: take them off the list'
+
+
+def test_no_new_long_module():
+    long = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob('*.py')
+            if len(path.read_text().splitlines()) > MAX_LINES}
+    assert long - KNOWN_LONG == set(), f'modules over {MAX_LINES} lines'
+    assert KNOWN_LONG - long == set(), 'shorter now: take them off the list'
