@@ -153,14 +153,14 @@ def test_a_killed_producer_leaves_its_last_command_until_the_consumer_times_out(
         killed = time.monotonic()
         wait_for(lambda: states[-1][0] > killed + timeout + 1.0, 30.0, 'states after the kill')
         assert simulator.alive(), simulator.output()
-    before = [e for t, e in states if t < killed]
     after = [(t - killed, e) for t, e in states if t >= killed]
-    last = before[-1]
-    assert np.abs(last).max() > 1.0   # it was holding the arm
-    held = [t for t, e in after if np.array_equal(e, last)]
     first_zero = next(t for t, e in after if not e.any())
-    assert held and held[0] < 0.1, 'the last command goes on being applied'
-    assert first_zero <= timeout + 1.0, first_zero
+    # the states after the kill apply one command: the last one that arrived (commands in
+    # flight at the kill may land in the first few milliseconds)
+    applied = [e for t, e in after if 0.05 < t < first_zero]
+    assert applied and np.abs(applied[0]).max() > 1.0, 'the last command goes on being applied'
+    assert all(np.array_equal(e, applied[0]) for e in applied), 'one command, held'
+    assert timeout - 0.1 <= first_zero <= timeout + 1.0, first_zero
     assert all(not e.any() for t, e in after if t > first_zero), 'zero from then on'
     print(f'last command applied for {first_zero:.3f} s after SIGKILL (command_timeout '
           f'{timeout} s), then zero')
