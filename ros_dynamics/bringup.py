@@ -18,6 +18,13 @@ Start the nodes of config/bringup.yaml without the ROS 2 launch system.
 The launch system (``ros2 launch``) cannot be installed here, so ``make run``
 uses this runner; ``launch/sim_gravity_compensation.launch.py`` reads the
 same declaration (``load_declaration``) for users with a full ROS 2 install.
+Both take the same ``name:=value`` arguments and give each node the same
+parameters (``node_parameters``): the declared launch arguments (``robot``,
+``config``, and the declaration's own, e.g. ``use_sim_time``, which sets the
+compensator's clock and the simulator's stamps together), and any other
+``name:=value`` as a parameter of every node (e.g. ``kd:=[2.0]``). A clock
+warning is printed only when a node's ``use_sim_time`` really differs from
+the clock of the simulator's stamps (``clock_warnings``).
 Each node runs as its installed executable in its own process session; on
 Ctrl-C (SIGINT) or SIGTERM every node gets SIGINT, then its process group
 is killed if it has not exited within a timeout.
@@ -50,15 +57,32 @@ class NodeDeclaration:
     """
     One node of the bringup: executable, name, parameter files, clock, remappings.
 
-    ``use_sim_time`` is given to the node after its parameter files: true for
-    a node that follows the simulator's /clock, false for the simulator itself.
+    ``use_sim_time`` (None: not set) is given to the node after its parameter
+    files; ``arguments`` ({parameter: argument}) gives it the value of a
+    launch argument (``name:=value`` of the bringup and of ``ros2 launch``)
+    after that, e.g. ``{use_sim_time: use_sim_time}``.
     """
 
     executable: str
     name: str
     parameters: list = field(default_factory=list)
     remappings: dict = field(default_factory=dict)
-    use_sim_time: bool = False
+    use_sim_time: Optional[bool] = None
+    arguments: dict = field(default_factory=dict)
+
+
+@dataclass
+class LaunchArgument:
+    """
+    One argument of the bringup and of the launch file (``name:=value``, text).
+
+    ``choices`` (None: any text) lists the values allowed.
+    """
+
+    name: str
+    default: str
+    description: str
+    choices: Optional[list] = None
 
 
 def share_directory(package: str = PACKAGE) -> str:
@@ -70,25 +94,121 @@ def share_directory(package: str = PACKAGE) -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def load_declaration(path: Optional[str] = None) -> tuple:
-    """Return (robot URDF path, [NodeDeclaration]) with paths made absolute."""
-    share = share_directory()
-    path = path or os.path.join(share, 'config', 'bringup.yaml')
+def _read(path: Optional[str]) -> tuple:
+    """Return (the declaration's path, its YAML, the directory its paths are relative to)."""
+    path = path or os.path.join(share_directory(), 'config', 'bringup.yaml')
     with open(path, encoding='utf-8') as stream:
         declaration = yaml.safe_load(stream)
-    base = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    if not isinstance(declaration, dict) or not isinstance(declaration.get('nodes'), list):
+        raise ValueError(f'{path}: expected a mapping with a list of nodes')
+    return path, declaration, os.path.dirname(os.path.dirname(os.path.abspath(path)))
+
+
+def _text(value) -> str:
+    """Return a YAML scalar of the declaration as the text of a launch argument."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return str(value)
+
+
+def load_declaration(path: Optional[str] = None) -> tuple:
+    """Return (robot URDF path, [NodeDeclaration]) with paths made absolute."""
+    path, declaration, base = _read(path)
     robot = os.path.join(base, declaration['robot'])
+    declared = set((declaration.get('arguments') or {}))
     nodes = []
     for entry in declaration['nodes']:
-        use_sim_time = entry.get('use_sim_time', False)
-        if not isinstance(use_sim_time, bool):
+        use_sim_time = entry.get('use_sim_time')
+        if use_sim_time is not None and not isinstance(use_sim_time, bool):
             raise ValueError(f'{path}: node {entry["name"]}: use_sim_time must be true or '
                              f'false, got {use_sim_time!r}')
+        arguments = dict(entry.get('arguments') or {})
+        unknown = sorted(set(arguments.values()) - declared)
+        if unknown:
+            raise ValueError(f'{path}: node {entry["name"]}: arguments name undeclared '
+                             f'launch arguments {", ".join(unknown)} (declared: '
+                             f'{", ".join(sorted(declared)) or "none"})')
+        if use_sim_time is not None and 'use_sim_time' in arguments:
+            raise ValueError(f'{path}: node {entry["name"]}: use_sim_time is both fixed and '
+                             'an argument')
         node = NodeDeclaration(entry['executable'], entry['name'],
                                [os.path.join(base, p) for p in entry.get('parameters', [])],
-                               dict(entry.get('remappings') or {}), use_sim_time)
+                               dict(entry.get('remappings') or {}), use_sim_time, arguments)
         nodes.append(node)
     return robot, nodes
+
+
+def load_arguments(path: Optional[str] = None) -> list:
+    """
+    Return the [LaunchArgument] of a declaration: ``robot``, ``config``, then its own.
+
+    ``robot`` (the URDF every node gets as ``urdf_path``) and ``config`` (the
+    directory of the nodes' parameter files, looked up by file name) belong
+    to every declaration; the others come from its ``arguments`` section.
+    """
+    path, declaration, base = _read(path)
+    out = [LaunchArgument('robot', os.path.join(base, declaration['robot']),
+                          'URDF file of the arm (every node gets it as urdf_path)'),
+           LaunchArgument('config', os.path.join(base, 'config'),
+                          'directory holding the nodes parameter files (by file name)')]
+    for name, entry in (declaration.get('arguments') or {}).items():
+        choices = entry.get('choices')
+        out.append(LaunchArgument(name, _text(entry['default']), entry.get('description', ''),
+                                  [_text(c) for c in choices] if choices else None))
+    return out
+
+
+def resolve_arguments(arguments: list, given: dict) -> tuple:
+    """
+    Return (values, extra): every declared argument's text, and the undeclared ones.
+
+    ``given`` ({name: text}) are the ``name:=value`` of the command line (or
+    a launch context's configurations); a declared argument not given takes
+    its default; one outside its ``choices`` raises ValueError naming it.
+    The undeclared (``extra``, e.g. ``kd:=[2.0]``) go to every node as parameters.
+    """
+    values = {}
+    for argument in arguments:
+        text = str(given.get(argument.name, argument.default))
+        if argument.choices is not None and text not in argument.choices:
+            raise ValueError(f'{argument.name}:={text}: expected one of '
+                             f'{", ".join(argument.choices)} ({argument.description})')
+        values[argument.name] = text
+    extra = {name: str(text) for name, text in given.items() if name not in values}
+    return values, extra
+
+
+def node_parameters(node: NodeDeclaration, values: dict, extra: dict) -> tuple:
+    """
+    Return (parameter files, {parameter: text}) of one node, in the order they apply.
+
+    Last wins: the files (in the ``config`` directory, by name), then
+    ``urdf_path`` (the ``robot`` argument), the declared ``use_sim_time``, the
+    parameters taken from arguments, then ``extra``. The texts are YAML, as
+    ``-p name:=value`` reads them (``parameter_value`` parses one). A
+    parameter file missing from ``config`` raises FileNotFoundError naming it.
+    """
+    files = [os.path.join(values['config'], os.path.basename(p)) for p in node.parameters]
+    for path in files:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f'config:={values["config"]}: no parameter file '
+                                    f'{os.path.basename(path)} for {node.name}')
+    overrides = {'urdf_path': values['robot']}
+    if node.use_sim_time is not None:
+        overrides['use_sim_time'] = _text(node.use_sim_time)
+    for parameter, argument in node.arguments.items():
+        overrides[parameter] = values[argument]
+    overrides.update(extra)
+    return files, overrides
+
+
+def parameter_value(text: str):
+    """Return a parameter's value from its text as ``-p name:=text`` reads it (YAML)."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return '' if value is None else value
 
 
 def executable_path(name: str, package: str = PACKAGE) -> str:
@@ -100,21 +220,17 @@ def executable_path(name: str, package: str = PACKAGE) -> str:
     raise FileNotFoundError(f'executable {package}/{name} is not installed (run `make build`)')
 
 
-def command(node: NodeDeclaration, robot: str, extra: list) -> list:
-    """
-    Return the command line that starts one node.
-
-    Order of precedence (last wins): the parameter files, then the
-    declaration's ``urdf_path`` and ``use_sim_time``, then ``extra``.
-    """
+def command(node: NodeDeclaration, values: dict, extra: dict) -> list:
+    """Return the command line that starts one node (``node_parameters`` in order)."""
+    files, overrides = node_parameters(node, values, extra)
     args = [executable_path(node.executable), '--ros-args', '-r', f'__node:={node.name}']
-    for parameters in node.parameters:
+    for parameters in files:
         args += ['--params-file', parameters]
-    args += ['-p', f'urdf_path:={robot}',
-             '-p', f'use_sim_time:={"true" if node.use_sim_time else "false"}']
+    for name, text in overrides.items():
+        args += ['-p', f'{name}:={text}']
     for source, target in node.remappings.items():
         args += ['-r', f'{source}:={target}']
-    return args + extra
+    return args
 
 
 def kick_velocities(text: str) -> dict:
@@ -134,15 +250,17 @@ def kick_velocities(text: str) -> dict:
     return velocities
 
 
-def run(robot: str, nodes: list, extra: list, timeout: float = 10.0,
+def run(nodes: list, values: dict, extra: dict, timeout: float = 10.0,
         velocities: Optional[dict] = None, kick_after: float = 5.0) -> int:
     """
     Start every node, wait until one exits or a signal comes, then stop them all.
 
+    ``values`` and ``extra``: the launch arguments (``resolve_arguments``).
+
     ``velocities`` ({joint: rad/s}): set them through the simulator's
     ``~/set_state`` ``kick_after`` s after it serves (``ros_dynamics.nodes.kick``).
     """
-    commands = [command(node, robot, extra) for node in nodes]   # fail before starting any
+    commands = [command(node, values, extra) for node in nodes]   # fail before starting any
     processes = []
     stopping = []
 
@@ -185,28 +303,73 @@ def run(robot: str, nodes: list, extra: list, timeout: float = 10.0,
     return status
 
 
-def clock_warnings(nodes: list, assignments: list) -> list:
-    """Return why a ``use_sim_time:=...`` given to every node breaks the declared clocks."""
+def section(path: str, name: str) -> dict:
+    """Return the ``ros__parameters`` a parameter file gives node ``name`` (wildcard first)."""
+    with open(path, encoding='utf-8') as stream:
+        data = yaml.safe_load(stream) or {}
+    out = {}
+    for key in ('/**', name, f'/{name}'):
+        out.update((data.get(key) or {}).get('ros__parameters') or {})
+    return out
+
+
+def effective_parameters(node: NodeDeclaration, values: dict, extra: dict) -> dict:
+    """Return the parameters a node starts with: its files' sections, then the overrides."""
+    files, overrides = node_parameters(node, values, extra)
+    out = {}
+    for path in files:
+        out.update(section(path, node.name))
+    out.update({name: parameter_value(text) for name, text in overrides.items()})
+    return out
+
+
+def clock_warnings(nodes: list, values: dict, extra: dict) -> list:
+    """
+    Return why a node would find every simulated joint state stale: clocks that differ.
+
+    The simulator stamps its joint states with simulated time when its
+    ``sim_time_stamps`` is true (default), else with the wall clock; a node
+    whose ``use_sim_time`` (default false) says otherwise finds them all stale
+    and sends no command.
+    """
+    simulators = [n for n in nodes if n.executable == 'simulator_node']
+    if not simulators:
+        return []
+    stamps = effective_parameters(simulators[0], values, extra).get('sim_time_stamps', True)
     out = []
-    for assignment in assignments:
-        name, _, value = assignment.partition(':=')
-        if name.strip() != 'use_sim_time':
+    for node in nodes:
+        if node in simulators:
             continue
-        wanted = value.strip().lower() == 'true'
-        differ = [n.name for n in nodes if n.use_sim_time != wanted]
-        if differ:
-            out.append(f'use_sim_time:={value} applies to every node, but the declaration runs '
-                       f'{", ".join(differ)} with use_sim_time {not wanted}: the simulator '
-                       'stamps its joint states with simulated time, so a node on another '
-                       'clock finds them all stale and sends no command (see /diagnostics)')
+        follows = effective_parameters(node, values, extra).get('use_sim_time', False)
+        if follows != stamps:
+            out.append(f'{node.name} runs with use_sim_time {str(follows).lower()}, but '
+                       f'{simulators[0].name} stamps its joint states with '
+                       f'{"simulated" if stamps else "wall-clock"} time (sim_time_stamps '
+                       f'{str(stamps).lower()}): {node.name} finds them all stale and sends no '
+                       'command (see /diagnostics); give use_sim_time:=true|false alone')
+    return out
+
+
+def assignments(items: list) -> dict:
+    """Return {name: text} from ``name:=value`` items; raise ValueError naming a bad one."""
+    out = {}
+    for item in items:
+        name, separator, value = item.partition(':=')
+        if not separator or not name.strip():
+            raise ValueError(f'expected name:=value, got {item!r}')
+        out[name.strip()] = value
     return out
 
 
 def main(argv: Optional[list] = None) -> int:
     """Parse arguments and run the bringup."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[1],
+        epilog='example: bringup use_sim_time:=false kd:=[2.0] (every node on the wall clock, '
+        'the compensator damped)')
     parser.add_argument('--config', help='bringup declaration (default: config/bringup.yaml)')
-    parser.add_argument('--robot', help='URDF file (default: the robot of the declaration)')
+    parser.add_argument('--robot', help='URDF file (default: the robot of the declaration; '
+                        'the same as robot:=FILE)')
     parser.add_argument('--kick', metavar='JOINT=VELOCITY[,...]',
                         help='push the held arm: set these joint velocities (rad/s) through '
                         "the simulator's ~/set_state, e.g. panda_joint1=0.5")
@@ -214,18 +377,23 @@ def main(argv: Optional[list] = None) -> int:
                         help='when to push, s of wall time after the simulator serves '
                         '(default 5)')
     parser.add_argument('parameters', nargs='*', metavar='name:=value',
-                        help='extra parameters for every node, e.g. use_sim_time:=true')
+                        help='the launch arguments of the declaration, as ros2 launch takes '
+                        'them (robot:=FILE, config:=DIRECTORY, use_sim_time:=true|false: '
+                        'the nodes follow the simulated clock, or all run on the wall clock), '
+                        'and parameters for every node, e.g. kd:=[2.0]')
     args = parser.parse_args(argv)
     try:
-        robot, nodes = load_declaration(args.config)
-        robot = os.path.abspath(args.robot) if args.robot else robot
-        extra = [item for assignment in args.parameters for item in ('-p', assignment)]
-        for warning in clock_warnings(nodes, args.parameters):
+        given = assignments(args.parameters)
+        if args.robot:
+            given['robot'] = os.path.abspath(args.robot)
+        _, nodes = load_declaration(args.config)
+        values, extra = resolve_arguments(load_arguments(args.config), given)
+        for warning in clock_warnings(nodes, values, extra):
             print(f'[bringup] warning: {warning}', file=sys.stderr, flush=True)
         velocities = kick_velocities(args.kick) if args.kick else None
         if velocities and not any(n.executable == 'simulator_node' for n in nodes):
             raise ValueError('--kick: the declaration runs no simulator_node')
-        return run(robot, nodes, extra, velocities=velocities, kick_after=args.kick_after)
+        return run(nodes, values, extra, velocities=velocities, kick_after=args.kick_after)
     except (OSError, KeyError, ValueError, yaml.YAMLError) as error:
         print(f'[bringup] error: {error}', file=sys.stderr)
         return 1

@@ -36,7 +36,8 @@ import os
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.bringup import load_declaration
+from ros_dynamics.bringup import (effective_parameters, load_arguments, load_declaration,
+                                  resolve_arguments)
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 import yaml
@@ -91,8 +92,10 @@ def test_arm_holds_its_pose_under_gravity_compensation():
     clock = {'/clock': f'{ns}/clock', '/diagnostics': f'{ns}/diagnostics'}
     sim_parameters = bringup_parameters(SIM_CONFIG, 'simulator')
     assert sim_parameters['hold_until_command'] is True
-    clocks = {n.name: n.use_sim_time for n in load_declaration(
-        os.path.join(ROOT, 'config', 'bringup.yaml'))[1]}   # each node's clock, as declared
+    declaration = os.path.join(ROOT, 'config', 'bringup.yaml')
+    values, extra = resolve_arguments(load_arguments(declaration), {})
+    clocks = {n.name: effective_parameters(n, values, extra)['use_sim_time']
+              for n in load_declaration(declaration)[1]}   # each node's clock, as declared
     sim_parameters.update(urdf_path=PANDA, real_time_factor=REAL_TIME_FACTOR,
                           command_timeout=COMMAND_TIMEOUT, use_sim_time=clocks['simulator'])
     id_parameters = bringup_parameters(ID_CONFIG, 'inverse_dynamics')

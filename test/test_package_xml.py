@@ -167,6 +167,15 @@ def test_no_unused_run_dependency():
     assert not unused, f'declared but not used: {sorted(unused)}'
 
 
+def test_colcon_test_runs_the_suite():
+    """CMakeLists.txt registers every test file with ament_cmake_pytest, a test_depend."""
+    cmake = open(os.path.join(ROOT, 'CMakeLists.txt'), encoding='utf-8').read()
+    block = re.search(r'if\(BUILD_TESTING\)(.*?)endif\(\)', cmake, re.S).group(1)
+    assert 'find_package(ament_cmake_pytest REQUIRED)' in block
+    assert 'test/test_*.py' in block and 'ament_add_pytest_test(' in block
+    assert 'ament_cmake_pytest' in declared(manifest(), 'test_depend')
+
+
 def test_ament_cmake_package_generating_interfaces():
     root = manifest()
     assert root.find('export/build_type').text == 'ament_cmake'
@@ -181,14 +190,17 @@ def test_ament_cmake_package_generating_interfaces():
 
 
 def test_ros_dependencies_have_pinned_wheels():
-    pins = set()
-    with open(os.path.join(ROOT, 'requirements', 'ros.txt'), encoding='utf-8') as stream:
-        for line in stream:
-            match = re.match(r'ros-kilted-([a-z0-9-]+)==', line)
-            if match:
-                pins.add(match.group(1).replace('-', '_'))
+    pins = {}
+    for name in ('ros.txt', 'test.txt'):   # the linters (test_depend) are in test.txt
+        with open(os.path.join(ROOT, 'requirements', name), encoding='utf-8') as stream:
+            for line in stream:
+                match = re.match(r'ros-kilted-([a-z0-9-]+)==', line)
+                if match:
+                    pins[match.group(1).replace('-', '_')] = name
     root = manifest()
-    wanted = (declared(root, 'depend', 'exec_depend', 'buildtool_depend')
-              - ROS_WITHOUT_WHEELS - set(PYTHON_KEYS.values()))
-    assert wanted - pins == set()
+    wanted = (declared(root, 'depend', 'exec_depend', 'buildtool_depend', 'test_depend')
+              - ROS_WITHOUT_WHEELS - set(PYTHON_KEYS.values()) - {'python3-pytest'})
+    assert wanted - set(pins) == set()
+    # colcon test: CMakeLists.txt registers the suite, so every build (make run's too) needs it
+    assert pins.get('ament_cmake_pytest') == 'ros.txt'
     assert 'visualization_msgs' not in pins   # nothing uses it

@@ -14,7 +14,9 @@
 
 
 """
-Payloads and friction in the nodes over real ROS: ``~/set_payload``, the ``payload`` topic.
+Payloads and friction in the nodes over real ROS: ``~/set_payload``, ``~/payload``.
+
+The former topic ``payload`` still works, deprecated (one warning).
 
 The inverse-dynamics node runs the Panda with the Gaz et al. friction of
 config/panda_actuators.yaml (``actuators`` parameter) and
@@ -165,3 +167,35 @@ def test_operational_space_and_simulator_nodes_take_payloads(ros):
     assert answer.success, answer.message
     bad = set_payload(ros, 'simulator', 'panda_link0', inertia(1.0))
     assert not bad.success and 'fixed to the root' in bad.message
+
+
+def test_each_node_has_its_own_payload_topic_and_logs_every_change(ros):
+    """``~/payload`` reaches one node; every change is one INFO line; ``payload`` warns."""
+    dynamics, space, simulator = ros.nodes
+    assert set_payload(ros, 'inverse_dynamics', '', inertia(0.0)).success
+    publisher = ros.node.create_publisher(InertiaStamped, 'inverse_dynamics/payload',
+                                          QoSProfile(depth=5,
+                                                     reliability=ReliabilityPolicy.RELIABLE))
+    wait_for(lambda: publisher.get_subscription_count() == 1, PATIENCE, 'the one subscriber')
+    message = InertiaStamped(inertia=inertia(1.2, (0.0, 0.05, 0.0)))
+    message.header.frame_id = 'panda_link3'
+    publisher.publish(message)
+    core = RobotModel.from_urdf_file(URDF, actuators=ACTUATORS)
+    core.set_payload('panda_link3', 1.2, (0.0, 0.05, 0.0))
+    expected = core.inverse_dynamics(Q, QD, 0 * Q, friction=True)
+    wait_for(lambda: np.allclose(efforts(ros)[0], expected, rtol=0, atol=1e-12), PATIENCE,
+             'the private topic payload applied')
+    ns = dynamics.namespace
+    lines = dynamics.output().splitlines()
+    assert any("payload on link 'panda_link3': 1.2 kg" in line and '[INFO]' in line
+               and f'(from {ns}/inverse_dynamics/payload)' in line for line in lines), lines
+    assert any('removed every payload' in line and '[INFO]' in line
+               and f'(from {ns}/inverse_dynamics/set_payload)' in line for line in lines), lines
+    for node, name in zip(ros.nodes, ('inverse_dynamics', 'operational_space', 'simulator')):
+        # the first test published on the former name, `payload`: it works, and warns once
+        warnings = [line for line in node.output().splitlines()
+                    if f'the payload topic {ns}/payload is deprecated: publish on '
+                    f'{ns}/{name}/payload' in line]
+        assert len(warnings) == 1 and '[WARN]' in warnings[0], node.output()
+    assert 'panda_link3' not in space.output() + simulator.output()
+    assert set_payload(ros, 'inverse_dynamics', '', inertia(0.0)).success

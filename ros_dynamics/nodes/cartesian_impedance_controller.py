@@ -41,7 +41,12 @@ simulator's lockstep mode the closed loop is deterministic. It replaces
 
 Gains are per task axis (x, y, z, rx, ry, rz); ``axes`` selects the
 controlled rows (e.g. [0, 2] for an arm in the x-z plane). Stale state (a
-joint not updated for ``state_timeout`` s) publishes nothing.
+joint not updated for ``state_timeout`` s) publishes nothing, and once no
+fresh state came for ``state_timeout`` after commands were sent the
+``on_stale`` policy applies (nodes/stale.py: zero by default, ramp, hold or
+silent over ``stale_duration`` s). ``joint_states``
+is subscribed with the sensor-data QoS (best effort), which matches best-effort
+and reliable publishers alike.
 """
 
 import math
@@ -51,11 +56,13 @@ from geometry_msgs.msg import PoseStamped, TwistStamped
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from ros_dynamics.control import CartesianImpedance
 from ros_dynamics.nodes.common import DESCRIPTION_QOS, main_for, ModelSource
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
-from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
+from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
+from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
 from ros_dynamics.trajectories import PoseTrajectory
 from scipy.spatial.transform import Rotation
 from sensor_msgs.msg import JointState
@@ -72,16 +79,18 @@ class CartesianImpedanceController(Node):
         self._link = declare(self, 'link', '', 'the task link (any URDF link)')
         self._joints = [j for j in declare(
             self, 'joints', [''], 'output order of the commands, every model joint once; [""] '
-            '= the model joint order') if j]
+            '= the model joint order', flexible=True) if j]
         self._kp = list(declare(self, 'kp', [400.0] * 6,
-                                'task stiffness per axis x, y, z, rx, ry, rz (1/s^2: it '
-                                'multiplies Lambda)', value_range=NON_NEGATIVE))
+                                'task stiffness per axis x, y, z, rx, ry, rz, or one for all '
+                                '(1/s^2: it multiplies Lambda)', value_range=NON_NEGATIVE,
+                                flexible=True))
         self._kd = list(declare(self, 'kd', [40.0] * 6,
-                                'task damping per axis x, y, z, rx, ry, rz (1/s)',
-                                value_range=NON_NEGATIVE))
+                                'task damping per axis x, y, z, rx, ry, rz, or one for all '
+                                '(1/s)',
+                                value_range=NON_NEGATIVE, flexible=True))
         self._axes = [int(a) for a in declare(
             self, 'axes', [0, 1, 2, 3, 4, 5], 'controlled task rows (0-5: x, y, z, rx, ry, rz)',
-            value_range=(0, 5))]
+            value_range=(0, 5), flexible=True)]
         self._null_damping = declare(self, 'null_damping', 1.0,
                                      'null-space joint damping D (N m s/rad)',
                                      value_range=NON_NEGATIVE)
@@ -90,12 +99,19 @@ class CartesianImpedanceController(Node):
                                 value_range=NON_NEGATIVE)
         self._rest = list(declare(self, 'rest', [0.0],
                                   'null-space rest positions ordered by joints (rad or m); [0.0] '
-                                  '= all zero'))
+                                  '= all zero', flexible=True))
         self._clamp = declare(self, 'clamp_effort', True,
                               'clamp the commands to the URDF effort limits')
         self._timeout = declare(self, 'state_timeout', 0.1,
                                 'publish nothing when a joint was not updated for this long '
                                 '(s, > 0)', value_range=NON_NEGATIVE, constraints='> 0')
+        self._on_stale = declare(self, 'on_stale', 'zero', STALE_DESCRIPTION,
+                                 constraints='one of ' + ', '.join(ON_STALE))
+        self._stale_duration = declare(self, 'stale_duration', 0.5, DURATION_DESCRIPTION,
+                                       value_range=NON_NEGATIVE)
+        if self._on_stale not in ON_STALE:
+            raise ParameterError(f'parameter on_stale: {self._on_stale!r} is not one of '
+                                 f'{", ".join(ON_STALE)}', self.get_logger().name)
         self._controller: Optional[CartesianImpedance] = None
         self._state: Optional[JointStateBuffer] = None
         self._output: list = []
@@ -103,15 +119,38 @@ class CartesianImpedanceController(Node):
         self._twist: Optional[np.ndarray] = None
         self._trajectory: Optional[PoseTrajectory] = None
         self._error = ''
+        self._starting = True   # a controller that cannot be built now is a start-up error
+        if not self._timeout > 0.0:
+            raise ParameterError(f'parameter state_timeout: got {self._timeout}; expected a '
+                                 'number > 0 (s)', self.get_logger().name)
         qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self._commands = self.create_publisher(Float64MultiArray, 'commands', qos)
         self.create_subscription(PoseStamped, 'target_pose', self._on_target, qos)
         self.create_subscription(TwistStamped, 'target_twist', self._on_twist, qos)
-        self.create_subscription(JointState, 'joint_states', self._on_state, qos)
+        # sensor data (best effort): matches a driver publishing best effort, and reliable ones
+        self.create_subscription(JointState, 'joint_states', self._on_state,
+                                 qos_profile_sensor_data)
         self.create_subscription(MultiDOFJointTrajectory, 'target_trajectory',
                                  self._on_trajectory, DESCRIPTION_QOS)
         self.add_on_set_parameters_callback(self._on_parameters)
-        self._models = ModelSource(self, on_change=self._on_model)
+        self._models = ModelSource(self, on_change=self._on_model, strict=True)
+        self._starting = False
+        if self._error:
+            raise ParameterError(f'parameter {self._error}', self.get_logger().name)
+        self._stale_policy = StalePolicy(
+            self, self._send_stale, lambda: self.get_clock().now().nanoseconds * 1e-9,
+            lambda: self._timeout, self._on_stale, self._stale_duration)
+
+    def destroy_node(self) -> None:
+        """Stop the stale policy's watchdog, then destroy the node."""
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.stop()
+        super().destroy_node()
+
+    def _send_stale(self, efforts: np.ndarray) -> None:
+        """Publish a command of the stale policy: zeros, a ramp or a hold."""
+        self._commands.publish(Float64MultiArray(data=efforts.tolist()))
 
     def _build(self, model, values: dict) -> tuple:
         """Return (controller, output indices, buffer) for a model and parameters, or raise."""
@@ -127,8 +166,10 @@ class CartesianImpedanceController(Node):
             rest[output] = values['rest']
         elif values['rest'] not in ([0.0], []):
             raise ValueError(f'rest: expected {len(joints)} positions ordered by joints')
+        kp, kd = ([float(g) for g in values[name]] * (6 if len(values[name]) == 1 else 1)
+                  for name in ('kp', 'kd'))   # one value for all six axes
         controller = CartesianImpedance(
-            model, values['link'], values['kp'], values['kd'], axes=values['axes'],
+            model, values['link'], kp, kd, axes=values['axes'],
             null_damping=values['null_damping'], posture_stiffness=values['posture'],
             rest=rest)
         return controller, output, JointStateBuffer(vectors)
@@ -146,16 +187,23 @@ class CartesianImpedanceController(Node):
             self._error = ''
         except Exception as error:  # noqa: B902 - a new model must never end the node
             self._controller, self._error = None, str(error)
-            self.get_logger().error(f'controller disabled: {error}')
+            if not self._starting:   # at start-up the node stops with this reason
+                self.get_logger().error(f'controller disabled: {error}')
 
     def _on_parameters(self, parameters) -> SetParametersResult:
         names = {'link': 'link', 'joints': 'joints', 'kp': 'kp', 'kd': 'kd', 'axes': 'axes',
                  'null_damping': 'null_damping', 'posture_stiffness': 'posture',
                  'rest': 'rest'}
-        values = {p.name: p.value for p in parameters}
+        try:   # values as declared: [] and one scalar for all, integers for doubles
+            values = {p.name: checked(self, p.name, p.value) for p in parameters}
+        except ParameterError as error:
+            return SetParametersResult(successful=False, reason=str(error))
         if not values.get('state_timeout', self._timeout) > 0.0:
             return SetParametersResult(successful=False, reason='state_timeout must be > 0 s')
-        changes = {names[p.name]: p.value for p in parameters if p.name in names}
+        if values.get('on_stale', self._on_stale) not in ON_STALE:
+            return SetParametersResult(successful=False, reason=f'on_stale: one of '
+                                       f'{", ".join(ON_STALE)}')
+        changes = {names[name]: value for name, value in values.items() if name in names}
         if 'joints' in changes:
             changes['joints'] = [j for j in changes['joints'] if j]
         if 'axes' in changes:
@@ -171,6 +219,11 @@ class CartesianImpedanceController(Node):
             setattr(self, {'posture': '_posture'}.get(key, f'_{key}'), value)
         self._timeout = float(values.get('state_timeout', self._timeout))
         self._clamp = bool(values.get('clamp_effort', self._clamp))
+        self._on_stale = values.get('on_stale', self._on_stale)
+        self._stale_duration = float(values.get('stale_duration', self._stale_duration))
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.policy, policy.duration = self._on_stale, self._stale_duration
         return SetParametersResult(successful=True)
 
     def _on_target(self, message: PoseStamped) -> None:
@@ -247,7 +300,10 @@ class CartesianImpedanceController(Node):
             tau = np.clip(tau, -limit, limit)
         if not all(math.isfinite(v) for v in tau):
             return
-        self._commands.publish(Float64MultiArray(data=tau[self._output].tolist()))
+        efforts = tau[self._output]
+        with self._stale_policy.lock:   # a command and its time, as one for the watchdog
+            self._commands.publish(Float64MultiArray(data=efforts.tolist()))
+            self._stale_policy.sent(efforts, now)
 
 
 main = main_for(CartesianImpedanceController)

@@ -51,7 +51,7 @@ from rclpy.clock import JumpThreshold
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
-from ros_dynamics.nodes.parameters import declare
+from ros_dynamics.nodes.parameters import declare, ParameterError
 from ros_dynamics.nodes.process import Interrupted, interruptible, main_for, spin  # noqa: F401
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
@@ -80,16 +80,20 @@ logging.getLogger('ros_dynamics').addHandler(RosLogHandler())   # e.g. "compilin
 class ModelSource:
     """Keep a node's RobotModel loaded from its parameters or the description topic."""
 
-    def __init__(self, node: Node, on_change: Optional[Callable[[RobotModel], None]] = None
-                 ) -> None:
+    def __init__(self, node: Node, on_change: Optional[Callable[[RobotModel], None]] = None,
+                 strict: bool = False) -> None:
         """
         Declare ``robot_description`` and ``urdf_path`` and load from the first one set.
 
         Either parameter set at runtime loads that model at once; the set is
         refused, with the reason, when the new model does not load (the
-        current one keeps serving).
+        current one keeps serving). ``strict``: a model given by parameter
+        that does not load at start-up raises ParameterError (a node that
+        cannot do its job stops with that one line; with neither parameter
+        set it waits for the topic).
         """
         self._node = node
+        self._strict = strict
         self._on_change = on_change
         self._lock = threading.Lock()
         self.model: Optional[RobotModel] = None
@@ -108,11 +112,12 @@ class ModelSource:
         values = list(declare(node, 'payload_inertia', [0.0] * 10,
                               'the start-up payload: [m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, '
                               'izz] (kg, m in the link frame, kg m^2 about its centre of mass)',
-                              read_only=True))
+                              read_only=True, flexible=True))
         if link:
             if len(values) != 10:
-                raise ValueError(f'payload_inertia: expected 10 numbers [m, cx, cy, cz, ixx, '
-                                 f'ixy, ixz, iyy, iyz, izz], got {len(values)}')
+                raise ParameterError(f'parameter payload_inertia: expected 10 numbers [m, cx, '
+                                     f'cy, cz, ixx, ixy, ixz, iyy, iyz, izz], got {len(values)}',
+                                     node.get_logger().name)
             m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, izz = (float(v) for v in values)
             tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
             self.payloads[link] = (m, (cx, cy, cz), tensor if tensor.any() else None)
@@ -129,7 +134,8 @@ class ModelSource:
             self._load(description, 'parameter robot_description')
         elif urdf_path:
             self._load_path(urdf_path)
-        else:
+        self._strict = False   # from now on a description that fails keeps the previous model
+        if not (description or urdf_path):
             node.create_subscription(String, 'robot_description', self._on_description,
                                      DESCRIPTION_QOS)
             self.error = 'waiting for a URDF on the robot_description topic'
@@ -159,6 +165,10 @@ class ModelSource:
         return SetParametersResult(successful=True)
 
     def _fail(self, reason: str) -> None:
+        if self._strict:
+            raise ParameterError(f'no robot model: {reason} (give a loadable urdf_path or '
+                                 'robot_description, or neither to wait for the '
+                                 'robot_description topic)', self._node.get_logger().name)
         self.error = reason
         kept = 'keeping the previous model' if self.model is not None else 'no model loaded'
         self._node.get_logger().error(f'cannot load the robot model: {reason} ({kept})')

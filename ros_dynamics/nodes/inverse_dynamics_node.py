@@ -46,7 +46,8 @@ expects) the torque of the ``mode``:
 
 with the reference from ``reference`` (``trajectory_msgs/JointTrajectoryPoint``
 ordered by ``joints``) or ``reference_trajectory`` (``JointTrajectory``, its
-first point, joints by name). The damping term of ``gravity_compensation``
+first point, joints by name), subscribed only in those two modes (and with
+``friction_compensation: reference``). The damping term of ``gravity_compensation``
 (Kd = diag(``kd``), 1/s, qd the measured velocity) is computed-torque's
 velocity feedback with a zero reference velocity and no Coriolis term: under
 exact gravity compensation the kinetic energy T = qd^T M qd / 2 then obeys
@@ -63,7 +64,7 @@ point's velocities, for ``measured`` too: a planned trajectory has no
 measured velocity) and say so in ``friction_included`` and ``message``;
 ``armature_included`` says whether the model's armature entered the result.
 Payloads: ``~/set_payload`` and the
-``payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
+``~/payload`` topic (nodes/payloads.py). Efforts are clamped to the effort limits
 unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
@@ -98,11 +99,13 @@ from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes import cdr, gravity_stream, time_optimal_service
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
-                                       Timing, Watchdog)
+                                       Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
-from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
+from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
+from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -110,7 +113,6 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
 UNLISTED = ('hold', 'require', 'ignore')
-ON_STALE = ('zero', 'silent')
 FRICTION_COMPENSATION = ('false', 'reference', 'measured')
 # joint_states: sensor data, newest only (a feedforward torque of an old state is worthless)
 STREAM_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
@@ -198,14 +200,16 @@ class InverseDynamicsNode(Node):
             self, 'joints', [''],
             'output order of the commands (Float64MultiArray), as the joints parameter of a '
             'ros2_control forward_command_controller; a subset of the model joints is allowed '
-            '(see unlisted_joints); [""] = every model joint in model order') if j]
+            '(see unlisted_joints); [] or [""] = every model joint in model order',
+            flexible=True) if j]
         self._kp = list(declare(self, 'kp', [0.0],
                                 'computed_torque position gains per joint of joints, or one for '
-                                'all (1/s^2)', value_range=NON_NEGATIVE))
+                                'all (1/s^2)', value_range=NON_NEGATIVE, flexible=True))
         self._kd = list(declare(self, 'kd', [0.0],
                                 'velocity gains per joint of joints, or one for all (1/s): '
                                 'computed_torque feedback, and the damping -M(q) kd qd of '
-                                'gravity_compensation', value_range=NON_NEGATIVE))
+                                'gravity_compensation', value_range=NON_NEGATIVE,
+                                flexible=True))
         self._unlisted = declare(
             self, 'unlisted_joints', 'hold',
             'model joints not in joints: hold (latest received position, 0 clamped into the '
@@ -217,10 +221,10 @@ class InverseDynamicsNode(Node):
             'include g(q) in the commands; false for controllers that compensate gravity '
             'themselves (Franka, KUKA): sending g(q) would double it')
         self._on_stale = declare(
-            self, 'on_stale', 'zero',
-            'when the joint states go stale after commands were sent: zero (publish zero '
-            'effort once, so a controller holding its last command lets go) or silent',
-            constraints='one of ' + ', '.join(ON_STALE))
+            self, 'on_stale', 'zero', STALE_DESCRIPTION + ' (ramp and hold run the stream '
+            'in Python, not the compiled path)', constraints='one of ' + ', '.join(ON_STALE))
+        self._stale_duration = declare(self, 'stale_duration', 0.5, DURATION_DESCRIPTION,
+                                       value_range=NON_NEGATIVE)
         self._clamp = declare(self, 'clamp_effort', True,
                               'clamp the commands to the URDF effort limits')
         self._timeout = declare(
@@ -235,7 +239,8 @@ class InverseDynamicsNode(Node):
             self, 'friction_compensation', 'false',
             "add the model's joint friction to the feedforward and the services: false, "
             'reference (friction of the reference velocity) or measured (of the measured '
-            'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION))).lower()
+            'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION),
+            flexible=True)).lower()   # flexible: YAML's bare false is the choice 'false'
         period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
                          read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
         self._lock = threading.Lock()
@@ -249,40 +254,62 @@ class InverseDynamicsNode(Node):
         self._skipped_overflow = 0
         self._skipped_malformed = 0
         self._window = {'received': 0, 'stale': 0, 'offset': 0.0}   # since the last diagnostics
-        self._last_command_time: Optional[float] = None   # node-clock s of the last command
-        self._zeroed = True   # no command out that a controller could be holding
-        self._command_lock = threading.Lock()   # the stream's callback vs the watchdog thread
         self._time = NodeTime(self)
         problem = self._check(self._values())
         if problem:
-            raise ValueError(problem)
+            raise ParameterError(f'parameter {problem}', self.get_logger().name)
+        self._starting = True   # a stream that cannot be configured now is a start-up error
 
         self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
-        self._effort_states = self.create_publisher(JointState, 'effort_commands', 10)
+        self._effort_states = None   # effort_commands, once publish_joint_state
+        self._references = False     # reference and reference_trajectory subscribed
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._create_stream_subscription()
-        fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.create_subscription(JointTrajectoryPoint, 'reference', self._on_point, fast)
-        self.create_subscription(JointTrajectory, 'reference_trajectory', self._on_trajectory,
-                                 fast)
+        self._update_interfaces()
         self.create_service(InverseDynamics, '~/inverse_dynamics', self._inverse_dynamics)
         self.create_service(ForwardDynamics, '~/forward_dynamics', self._forward_dynamics)
         self.create_service(TrajectoryDynamics, '~/trajectory_dynamics',
                             self._trajectory_dynamics)
         self.add_on_set_parameters_callback(self._on_parameters)
-        self._models = ModelSource(self, on_change=self._on_model)
+        self._models = ModelSource(self, on_change=self._on_model, strict=True)
+        self._starting = False
+        if self._stream_error:
+            raise ParameterError(f'parameter {self._stream_error}', self.get_logger().name)
         self._payloads = PayloadInterface(self, self._models)
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self._time_optimal = time_optimal_service.TimeOptimalService(   # its own thread
             self, self._models, lambda: self._friction != 'false')
         self.create_timer(period, self._publish_diagnostics)
-        self._watchdog = Watchdog(self, 0.02, self._watch_input)
+        # the watchdog (nodes/stale.py): no fresh joint state for state_timeout s of the node
+        # clock (simulated time under use_sim_time: a paused simulation is not a stale one)
+        self._stale_policy = StalePolicy(self, self._send_stale,
+                                         lambda: self._time.nanoseconds() * 1e-9,
+                                         lambda: self._timeout, self._on_stale,
+                                         self._stale_duration)
+
+    def _update_interfaces(self) -> None:
+        """
+        Create the topics the parameters enable, once: none exists while unused.
+
+        ``reference`` and ``reference_trajectory`` for the modes that follow a
+        reference (or friction at the reference velocity); ``effort_commands``
+        with ``publish_joint_state``. Disabled later, they stay (unused).
+        """
+        if self._publish_joint_state and self._effort_states is None:
+            self._effort_states = self.create_publisher(JointState, 'effort_commands', 10)
+        follows = self._mode != 'gravity_compensation' or self._friction == 'reference'
+        if follows and not self._references:
+            self._references = True
+            fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+            self.create_subscription(JointTrajectoryPoint, 'reference', self._on_point, fast)
+            self.create_subscription(JointTrajectory, 'reference_trajectory',
+                                     self._on_trajectory, fast)
 
     def destroy_node(self) -> None:
         """Stop the watchdog and ~/estimate_payload's threads, then destroy the node."""
-        watchdog = getattr(self, '_watchdog', None)
-        if watchdog is not None:
-            watchdog.stop()
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.stop()
         estimation = getattr(self, '_estimation', None)
         if estimation is not None:
             estimation.close()
@@ -296,7 +323,8 @@ class InverseDynamicsNode(Node):
         values = {'mode': self._mode, 'state_timeout': self._timeout, 'joints': self._joints,
                   'kp': self._kp, 'kd': self._kd, 'unlisted_joints': self._unlisted,
                   'include_gravity': self._include_gravity, 'on_stale': self._on_stale,
-                  'friction_compensation': self._friction}
+                  'friction_compensation': self._friction,
+                  'stale_duration': self._stale_duration}
         values.update(changes)
         return values
 
@@ -326,7 +354,8 @@ class InverseDynamicsNode(Node):
             feedforward = Feedforward(model, joints, kp, kd, self._unlisted)
         except Exception as error:  # noqa: B902 - a new model must never end the node
             self._stream_error = str(error)
-            self.get_logger().error(f'feedforward stream disabled: {error}')
+            if not self._starting:   # at start-up the node stops with this reason
+                self.get_logger().error(f'feedforward stream disabled: {error}')
             feedforward = None
         else:
             self._stream_error = ''
@@ -347,7 +376,11 @@ class InverseDynamicsNode(Node):
         return cached
 
     def _on_parameters(self, parameters) -> SetParametersResult:
-        changes = {p.name: p.value for p in parameters if p.name in self._values()}
+        try:   # values as declared: [] and one scalar for all, integers for doubles
+            changes = {p.name: checked(self, p.name, p.value) for p in parameters
+                       if p.name in self._values()}
+        except ParameterError as error:
+            return SetParametersResult(successful=False, reason=str(error))
         if 'joints' in changes:
             changes['joints'] = [j for j in changes['joints'] if j]
         values = self._values(**changes)
@@ -364,12 +397,17 @@ class InverseDynamicsNode(Node):
         self._mode, self._timeout = values['mode'], float(values['state_timeout'])
         self._joints, self._kp, self._kd = joints, kp, kd
         self._unlisted, self._on_stale = values['unlisted_joints'], values['on_stale']
+        self._stale_duration = float(changes.get('stale_duration', self._stale_duration))
+        policy = getattr(self, '_stale_policy', None)
+        if policy is not None:
+            policy.policy, policy.duration = self._on_stale, self._stale_duration
         self._include_gravity = bool(values['include_gravity'])
         self._friction = str(values['friction_compensation']).lower()
         values = {p.name: p.value for p in parameters}
         self._clamp = bool(values.get('clamp_effort', self._clamp))
         self._publish_joint_state = bool(values.get('publish_joint_state',
                                                     self._publish_joint_state))
+        self._update_interfaces()
         if model is not None:
             self._configure(model, joints, kp, kd)
         return SetParametersResult(successful=True)
@@ -450,10 +488,9 @@ class InverseDynamicsNode(Node):
             status = compiled.answer(data, now)
             if status == gravity_stream.PUBLISH:
                 self._window['received'] += 1
-                with self._command_lock:   # a command and its time, as one for the watchdog
+                with self._stale_policy.lock:   # a command and its time, as one
                     self._commands.publish(compiled.message())
-                    self._zeroed = False
-                    self._last_command_time = now * 1e-9
+                    self._stale_policy.sent(None, now * 1e-9, len(feedforward.joints))
                 self._published += 1
                 self._timing.add(time.perf_counter() - start)
                 return
@@ -499,7 +536,7 @@ class InverseDynamicsNode(Node):
                 or seconds - feedforward.armed_at < 1.0 or not gravity_stream.enabled()
                 or not gravity_stream.ready() or self._mode != 'gravity_compensation'
                 or feedforward.damped or self._friction != 'false'
-                or self._publish_joint_state):
+                or self._publish_joint_state or self._on_stale in ('ramp', 'hold')):
             return
         order = feedforward.state.order(names)
         model = self._models.model
@@ -558,10 +595,10 @@ class InverseDynamicsNode(Node):
             lowest, highest = feedforward.effort_bounds
             np.minimum(tau, highest, out=tau)
             np.maximum(tau, lowest, out=tau)
-        with self._command_lock:   # a command and its time, as one for the watchdog
-            self._send(tau.take(feedforward.output_index), feedforward.joints, now)
-            self._zeroed = False
-            self._last_command_time = seconds
+        with self._stale_policy.lock:   # a command and its time, as one for the watchdog
+            efforts = tau.take(feedforward.output_index)
+            self._send(efforts, feedforward.joints, now)
+            self._stale_policy.sent(efforts, seconds)
         self._published += 1
         self._timing.add(time.perf_counter() - start)
 
@@ -579,7 +616,7 @@ class InverseDynamicsNode(Node):
             self._commands.publish(writer.message())
         else:
             self._commands.publish(Float64MultiArray(data=efforts.tolist()))
-        if self._publish_joint_state:
+        if self._publish_joint_state and self._effort_states is not None:
             state = JointState()
             state.header.stamp.sec, state.header.stamp.nanosec = divmod(now, 1_000_000_000)
             state.name = joints
@@ -591,39 +628,17 @@ class InverseDynamicsNode(Node):
         Count a stale joint state: no command.
 
         One late message in a backlog is no reason to release the arm; the
-        watchdog (``_watch_input``) does that when no fresh state came for
-        ``state_timeout``.
+        watchdog (``StalePolicy``, nodes/stale.py) does that when no fresh state
+        came for ``state_timeout``.
         """
         self._skipped_stale += 1
         self._window['stale'] += 1
 
-    def _release(self, reason: str) -> None:
-        """Let go of the arm once (under the command lock): a zero command, or none."""
+    def _send_stale(self, efforts: np.ndarray) -> None:
+        """Publish a command of the stale policy (under its lock): zeros, a ramp, a hold."""
         feedforward = self._feedforward
-        if self._zeroed or feedforward is None:
-            return
-        self._zeroed = True
-        if self._on_stale == 'zero':
-            self._send(np.zeros(len(feedforward.joints)), feedforward.joints,
-                       self._time.nanoseconds())
-            self.get_logger().warning(f'{reason}: zero effort sent once (on_stale: zero)')
-        else:
-            self.get_logger().warning(f'{reason}: no command (on_stale: silent)')
-
-    def _watch_input(self) -> None:
-        """
-        Watchdog: no fresh joint state for state_timeout s of the node clock is stale too.
-
-        Called every 20 ms of steady time by the ``Watchdog`` thread (it runs
-        whatever the node clock does) and measured on the node clock (simulated
-        time under use_sim_time: a paused simulation is not a stale one).
-        """
-        with self._command_lock:
-            last = self._last_command_time
-            if last is None or self._zeroed:
-                return
-            if self._time.nanoseconds() * 1e-9 - last > self._timeout:
-                self._release(f'no fresh joint state for {self._timeout} s')
+        if feedforward is not None and efforts.shape[0] == len(feedforward.joints):
+            self._send(efforts, feedforward.joints, self._time.nanoseconds())
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         tau = self._rigid_torque(feedforward)

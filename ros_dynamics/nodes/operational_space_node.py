@@ -37,7 +37,7 @@ from rclpy.node import Node
 from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
                                        ModelSource, require_finite, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
-from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.srv import OperationalSpace
 from scipy.spatial.transform import Rotation
@@ -73,14 +73,17 @@ class OperationalSpaceNode(Node):
             raise ValueError('singular_threshold must be >= 0 and damping > 0')
         self.add_on_set_parameters_callback(self._on_parameters)
         self._timing = Timing()
-        self._models = ModelSource(self)
+        self._models = ModelSource(self, strict=True)
         self._payloads = PayloadInterface(self, self._models)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(OperationalSpace, '~/operational_space', self._operational_space)
         self.create_timer(period, self._publish_diagnostics)
 
     def _on_parameters(self, parameters) -> SetParametersResult:
-        values = {p.name: p.value for p in parameters}
+        try:   # values as declared (an integer for a double), refused with the reason
+            values = {p.name: checked(self, p.name, p.value) for p in parameters}
+        except ParameterError as error:
+            return SetParametersResult(successful=False, reason=str(error))
         threshold = float(values.get('singular_threshold', self._threshold))
         damping = float(values.get('damping', self._damping))
         if not damping > 0.0:

@@ -383,7 +383,7 @@ class PayloadEstimation:
                 f'{samples} joint states (fit {time.monotonic() - started:.3g} s)')
         if request.apply:
             try:
-                self._payloads.apply(request.link, inertia)
+                self._payloads.apply(request.link, inertia, 'estimate_payload')
             except (ValueError, RuntimeError) as error:
                 return _failed(response, f'estimated {what}, but not applied: {error}',
                                keep=True)

@@ -44,9 +44,11 @@ import traceback
 from typing import Callable, Iterator
 
 import rclpy
+from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
+from ros_dynamics.nodes.parameters import ParameterError
 
 _stop = threading.Event()
 _interruptible_depth = 0   # > 0 while the main thread runs work a signal may abandon
@@ -170,14 +172,28 @@ def spin(node: Node) -> None:
 
 
 def main_for(node_class: type) -> Callable:
-    """Return a console-script ``main`` that builds ``node_class`` and spins it until a signal."""
-    def main(args=None) -> None:
+    """
+    Return a console-script ``main`` that builds ``node_class`` and spins it until a signal.
+
+    A node that cannot start for an invalid parameter (``ParameterError``, or
+    rclpy's own parameter exceptions) logs one ``[ERROR]`` line naming it
+    and what it allows, and ``main`` returns 1 (the process's exit status).
+    """
+    def main(args=None) -> int:
         try:
             with rclpy.init(args=args):   # installs rclpy's handlers: replaced at once
                 install_signal_handlers()
-                with interruptible():
-                    node = node_class()
+                try:
+                    with interruptible():
+                        node = node_class()
+                except (ParameterError, InvalidParameterTypeException,
+                        InvalidParameterValueException) as error:
+                    logger = getattr(error, 'logger', '') or node_class.__name__
+                    rclpy.logging.get_logger(logger).error(
+                        f'cannot start: {str(error).splitlines()[0]}')
+                    return 1
                 spin(node)
         except (Interrupted, ExternalShutdownException):
             pass   # stopped while starting: nothing to clean up beyond the context
+        return 0
     return main

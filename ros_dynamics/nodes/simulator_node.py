@@ -33,7 +33,8 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
   until replaced (a zero wrench removes it) or the simulator is reset;
 * out ``joint_states`` (``sensor_msgs/JointState``) at ``publish_rate`` Hz of
   sim time (of wall time when running faster than real time), stamped with sim
-  time (effort = applied effort);
+  time (effort = applied effort), or with the node clock (the wall clock, as
+  a real arm's driver stamps them) when ``sim_time_stamps`` is false;
 * out ``/clock`` (``rosgraph_msgs/Clock``) when ``publish_clock``: every
   ``clock_period`` of sim time up to real time (default 1 ms: every step at
   the default ``dt``), every ``clock_period`` of wall time when faster (see
@@ -140,7 +141,7 @@ from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
-from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE
+from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.urdf_source import resolve_package_url
 from ros_dynamics.simulation import SimulationDiverged, Simulator
@@ -218,7 +219,8 @@ class SimulatorNode(Node):
         self._joint_state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self._constraint_pub = (self.create_publisher(Float64MultiArray, '~/constraint_forces',
                                                       10) if self._loops else None)
-        self._clock_pub = self.create_publisher(Clock, '/clock', 10)
+        self._clock_pub = (self.create_publisher(Clock, '/clock', 10) if self._publish_clock
+                           else None)   # no /clock topic when it is not published
         self._clock_bytes = clock_serializer()
         self._published_state: Optional[JointState] = None
         self._next_wall_publish = 0.0
@@ -236,7 +238,7 @@ class SimulatorNode(Node):
         self.create_service(SimStep, '~/step', self._on_step)
         self.create_service(SetJointState, '~/set_state', self._on_set_state)
 
-        self._models = ModelSource(self, on_change=self._on_model)
+        self._models = ModelSource(self, on_change=self._on_model, strict=True)
         self._payloads = PayloadInterface(self, self._models, on_change=self._on_payload)
         self._diagnostics_timer = self.create_timer(self._diagnostics_period, self._diagnose)
         if self._report_period > 0:
@@ -247,10 +249,12 @@ class SimulatorNode(Node):
 
     # ----------------------------------------------------------------- parameters
     def _read_parameters(self) -> None:
-        def fixed(name, default, description, value_range=None, constraints=''):
+        def fixed(name, default, description, value_range=None, constraints='',
+                  flexible=False):
             # read once: the physics thread and the model are built from them
             return declare(self, name, default, description, read_only=True,
-                           value_range=value_range, constraints=constraints)
+                           value_range=value_range, constraints=constraints,
+                           flexible=flexible)
         self._dt = fixed('dt', 0.001, 'fixed integration step (s, > 0)', NON_NEGATIVE, '> 0')
         self._integrator = fixed('integrator', 'rk4', 'integrator',
                                  constraints='one of ' + ', '.join(INTEGRATORS))
@@ -261,6 +265,11 @@ class SimulatorNode(Node):
         self._clock_period = fixed('clock_period', 0.001,
                                    '/clock period (s of sim time up to real time, of wall time '
                                    'when faster); 0 = after every step', NON_NEGATIVE)
+        self._sim_time_stamps = fixed(
+            'sim_time_stamps', True,
+            'stamp joint_states with simulated time (for nodes following /clock with '
+            'use_sim_time); false: with this node clock (the wall clock unless use_sim_time), '
+            "as a real arm's driver does")
         self._publish_rate = fixed('publish_rate', 500.0,
                                    'joint_states rate (Hz of sim time up to real time, of wall '
                                    'time when faster)', NON_NEGATIVE, '> 0')
@@ -269,9 +278,10 @@ class SimulatorNode(Node):
                                       'this long (s of sim time); 0 = never', NON_NEGATIVE)
         self._joints = list(fixed('joints', [''],
                                   'joint order of the Float64MultiArray on ~/commands; [""] = '
-                                  'the model joint order'))
+                                  'the model joint order', flexible=True))
         self._gravity = list(fixed('gravity', [0.0, 0.0, -9.81],
-                                   'gravity acceleration in the root frame (m/s^2, 3 values)'))
+                                   'gravity acceleration in the root frame (m/s^2, 3 values)',
+                                   flexible=True))
         self._use_damping = fixed('damping', True, 'apply the URDF <dynamics damping>')
         self._use_friction = fixed('friction', True,
                                    'apply the URDF <dynamics friction> as smoothed Coulomb '
@@ -359,7 +369,8 @@ class SimulatorNode(Node):
         if not (math.isfinite(self._lockstep_timeout) and self._lockstep_timeout > 0):
             problems.append(f'lockstep_timeout must be > 0 s, got {self._lockstep_timeout}')
         if problems:
-            raise ValueError('simulator parameters: ' + '; '.join(problems))
+            raise ParameterError('parameter ' + '; parameter '.join(problems),
+                                 self.get_logger().name)
         self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
         self._clock_every = max(1, int(round(self._clock_period / self._dt)))
         # faster than real time, joint_states and /clock go out per wall time: a block lasts
@@ -805,6 +816,8 @@ class SimulatorNode(Node):
         return int(seconds), min(int(round((sim_time - seconds) * 1e9)), 999999999)
 
     def _stamp(self) -> Time:
+        if not self._sim_time_stamps:   # a real driver's stamps: the node clock
+            return self.get_clock().now().to_msg()
         sec, nanosec = self._sec_nanosec()
         return Time(sec=sec, nanosec=nanosec)
 
@@ -1021,8 +1034,8 @@ class SimulatorNode(Node):
         super().destroy_node()
 
 
-def main(args=None) -> None:
-    """Run the simulator node until SIGINT or SIGTERM."""
+def main(args=None) -> int:
+    """Run the simulator node until SIGINT or SIGTERM; 1 for an invalid parameter."""
     # a short GIL switch interval: the executor's callbacks are not starved by the physics
     sys.setswitchinterval(0.0005)
-    main_for(SimulatorNode)(args)
+    return main_for(SimulatorNode)(args)
