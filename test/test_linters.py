@@ -1,16 +1,5 @@
 # Copyright 2026 The ros_dynamics Authors
-#
-# Licensed under the Apache License, Version 2.0 (the "License");
-# you may not use this file except in compliance with the License.
-# You may obtain a copy of the License at
-#
-#     http://www.apache.org/licenses/LICENSE-2.0
-#
-# Unless required by applicable law or agreed to in writing, software
-# distributed under the License is distributed on an "AS IS" BASIS,
-# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-# See the License for the specific language governing permissions and
-# limitations under the License.
+# SPDX-License-Identifier: Apache-2.0
 
 """
 The ament linters over our sources, as `colcon test` would run them.
@@ -55,8 +44,8 @@ def test_pep257():
     assert rc == 0, 'Found docstring style errors (see the output above)'
 
 
-HEADER = re.compile(r'(#!.*\n)?# Copyright \d{4}(-\d{4})? The ros_dynamics Authors\n#\n'
-                    r'# Licensed under the Apache License, Version 2\.0')
+HEADER = re.compile(r'(#!.*\n)?# Copyright \d{4}(-\d{4})? The ros_dynamics Authors\n'
+                    r'# SPDX-License-Identifier: Apache-2\.0\n')
 
 
 @pytest.mark.linter
@@ -68,4 +57,4 @@ def test_copyright():
         with open(path, encoding='utf-8') as stream:
             if not HEADER.match(stream.read(400)):
                 missing.append(os.path.relpath(path, ROOT))
-    assert not missing, 'files without the Apache-2.0 copyright header: ' + ', '.join(missing)
+    assert not missing, 'files without the copyright and SPDX lines: ' + ', '.join(missing)
