@@ -391,7 +391,7 @@ def joint_rate(model, i, qd):
     return model[i, MIMIC_GAIN] * qd[velocity_index(model, i)]
 
 
-@kernel
+@kernel(inline=True)   # in every pass, per body: inlined at numba IR level
 def joint_transform(model, i, q):
     """
     Return (R, r): body i's frame in its parent body's frame at the positions q (nq,).
@@ -410,6 +410,13 @@ def joint_transform(model, i, q):
     if jtype == PRISMATIC:
         return tree_r, add(tree_p, scale(joint_position(model, i, q),
                                          mat_vec(tree_r, load3(model, i, AXIS))))
+    return multi_dof_transform(model, i, q, tree_r, tree_p)
+
+
+@kernel
+def multi_dof_transform(model, i, q, tree_r, tree_p):
+    """Return joint_transform for the free-flyer, spherical and planar joints (a call apart)."""
+    jtype = model[i, COL_JTYPE]
     k = position_index(model, i)
     if jtype == FREE_FLYER:
         rot, r = quaternion_rotation(q, k + 3), (q[k], q[k + 1], q[k + 2])
@@ -474,7 +481,7 @@ def subspace_column(model, i, a):
     return load3(model, i, column), load3(model, i, column + 3)
 
 
-@kernel
+@kernel(inline=True)   # in every pass, per body: inlined at numba IR level
 def joint_velocity(model, i, x):
     """
     Return S_i x_i (angular, linear), body coordinates, for x = qd or qdd (nv,).
@@ -492,7 +499,7 @@ def joint_velocity(model, i, x):
     return w, v
 
 
-@kernel
+@kernel(inline=True)   # in every pass, per body: inlined at numba IR level
 def add_joint_force(model, i, n, f, out):
     """Add G_i S_i^T (n, f), the body force (body coordinates) on body i's joint, to out (nv,)."""
     k = velocity_index(model, i)
