@@ -763,8 +763,9 @@ class RobotModel:
         """
         if coordinate is None:
             coordinate = self._dense_forward
-        if coordinate:
-            joint = self.joint_names[index]
+        if coordinate:   # the joint whose velocity coordinates hold ``index``
+            starts = self._ints[self._coordinate_body, VINDEX]
+            joint = self.joint_names[int(np.searchsorted(starts, index, side='right')) - 1]
             raise SingularMassMatrixError(
                 f'the mass matrix is singular (not positive definite): joint {joint!r} moves '
                 'no inertia that the joints before it do not (no mass or inertia about its '

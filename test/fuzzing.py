@@ -161,8 +161,15 @@ def mutate(text: str, rng: np.random.Generator) -> tuple:
 
 
 def sane_states(robot, rng: np.random.Generator, count: int = 2) -> list:
-    """Return states (q, qd, qdd) of sane magnitude: within |2| (rad, m, per s, per s^2)."""
-    return [tuple(rng.uniform(-2.0, 2.0, robot.dof) for _ in range(3)) for _ in range(count)]
+    """
+    Return states (q, qd, qdd) of sane magnitude: within |2| (rad, m, per s, per s^2).
+
+    q is the neutral configuration moved by up to 2 per coordinate (a floating, planar or
+    ball joint's quaternion or (cos, sin) then no longer unit: the kernels use it as given).
+    """
+    return [(robot.neutral_configuration() + rng.uniform(-2.0, 2.0, robot.nq),
+             rng.uniform(-2.0, 2.0, robot.nv), rng.uniform(-2.0, 2.0, robot.nv))
+            for _ in range(count)]
 
 
 def evaluate(robot, rng: np.random.Generator) -> list:
@@ -187,8 +194,8 @@ def evaluate(robot, rng: np.random.Generator) -> list:
             'jacobian': lambda: robot.jacobian(q, link, 'world'),
             'jacobian_dot_qd': lambda: robot.jacobian_dot_qd(q, qd, link, 'local'),
             'operational_space': lambda: robot.operational_space(q, qd, link).Lambda,
-            'batch': lambda: robot.inverse_dynamics(np.stack([q, qd]), np.stack([qd, q]),
-                                                    np.stack([qdd, qdd]), wrench),
+            'batch': lambda: robot.inverse_dynamics(np.stack([q, q]), np.stack([qd, qdd]),
+                                                    np.stack([qdd, qd]), wrench),
         }
         for name, call in calls.items():
             try:

@@ -180,7 +180,7 @@ def nodes():
         for _ in range(2):
             node = InverseDynamicsNode()
             made.append(node)
-            node._watchdog.stop()   # no zero command from the wall clock's thread
+            node._stale_policy.stop()   # no zero command from the watchdog thread
             node._time = Clock()
             node._commands = Commands()
         return list(made)
