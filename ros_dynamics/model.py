@@ -31,7 +31,8 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics import aba, centroidal, coriolis, crba, energy, jacobian, kinematics, rnea
+from ros_dynamics import (aba, centroidal, configuration, coriolis, crba, energy, jacobian,
+                          kinematics, rnea)
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
@@ -483,6 +484,40 @@ class RobotModel:
             raise ValueError(f'joint {name!r} is not an independent joint of this robot'
                              f'{did_you_mean(name, self.joint_names)} '
                              f'(joints: {", ".join(self.joint_names)})') from None
+
+    def integrate(self, q, v) -> np.ndarray:
+        """
+        Return q (+) v: the configuration reached from q by the velocity v in unit time.
+
+        q (nq,) or (N, nq), v (nv,) or (N, nv); on the manifold for floating,
+        planar and ball joints (configuration.py; Pinocchio's ``integrate``).
+        """
+        q, v = self._states(('q', 'qd'), q, v)
+        return self._rows(lambda a, b: configuration.integrate(self._ints, a, b), q, v)
+
+    def difference(self, q0, q1) -> np.ndarray:
+        """Return v (nv,) or (N, nv) with integrate(q0, v) = q1 (Pinocchio's ``difference``)."""
+        q0, q1 = self._state(q0, 'q'), self._state(q1, 'q')
+        if q0.shape != q1.shape:
+            raise ValueError(f'q0, q1: shapes differ ({q0.shape}, {q1.shape})')
+        return self._rows(lambda a, b: configuration.difference(self._ints, a, b, self._nv),
+                          q0, q1)
+
+    def interpolate(self, q0, q1, u: float) -> np.ndarray:
+        """Return integrate(q0, u difference(q0, q1)): q0 at u = 0, q1 at u = 1."""
+        return self.integrate(q0, float(u) * self.difference(q0, q1))
+
+    def normalize(self, q) -> np.ndarray:
+        """Return q with every quaternion and planar (cos, sin) scaled to unit length."""
+        q = self._state(q, 'q')
+        return self._rows(lambda a: configuration.normalized(self._ints, a), q)
+
+    @staticmethod
+    def _rows(function: Callable, *arrays) -> np.ndarray:
+        """Apply ``function`` to one state, or to each row of a batch."""
+        if arrays[0].ndim == 1:
+            return function(*arrays)
+        return np.array([function(*row) for row in zip(*arrays)])
 
     def neutral_configuration(self) -> np.ndarray:
         """

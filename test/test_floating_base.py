@@ -185,6 +185,31 @@ def test_centroidal_dynamics(twin):
         del rate
 
 
+def test_integrate_and_difference_are_pinocchios(twin):
+    """Integrate and difference on the manifold, as pin.integrate and pin.difference."""
+    robot, model = twin.robot, twin.model
+    rng = np.random.default_rng(17)
+    for _ in range(3):
+        q, v, _ = twin.random_state(rng)
+        moved = robot.integrate(q, v)
+        assert relative_error(twin.pin_q(moved), pin.integrate(model, twin.pin_q(q), v)) \
+            < TOLERANCE or relative_error(   # a quaternion and its negative are one rotation
+                np.abs(twin.pin_q(moved)), np.abs(pin.integrate(model, twin.pin_q(q), v))) \
+            < TOLERANCE
+        other, _, _ = twin.random_state(rng)
+        # a continuous joint is one angle here: its difference is q1 - q0, Pinocchio's the
+        # shortest turn, equal modulo 2 pi
+        theirs = pin.difference(model, twin.pin_q(q), twin.pin_q(other))
+        gap = robot.difference(q, other) - theirs
+        assert np.max(np.abs(np.angle(np.exp(1j * gap)))) < 1e-7
+        assert relative_error(robot.difference(q, robot.integrate(q, 0.3 * v)), 0.3 * v) < 1e-9
+    batch = np.array([q, other])
+    np.testing.assert_allclose(robot.interpolate(batch, batch[::-1], 0.0), batch, atol=1e-12)
+    unit = robot.normalize(2.0 * robot.neutral_configuration())
+    np.testing.assert_allclose(robot.gravity_torques(unit),
+                               robot.gravity_torques(robot.neutral_configuration()), atol=1e-9)
+
+
 def test_a_ball_joint_in_the_urdf():
     robot = RobotModel.from_urdf_string(BALL)
     model = ball_model()

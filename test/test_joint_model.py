@@ -20,9 +20,10 @@ from ros_dynamics.joints import MAX_JOINT_NV, SUBSPACE
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'ros_dynamics'
 # the names that say which type a joint is: only the joint model may read them
 JOINT_TYPE_NAMES = {'REVOLUTE', 'PRISMATIC', 'COL_JTYPE', 'JTYPE'}
-# where they may appear: the joint model itself, and the model builder, which writes the
-# type code of each joint from joints.JOINT_TYPES
-ALLOWED = {'joints.py', 'model_build.py'}
+# where they may appear: the joint model itself (its transforms and motion subspaces, and its
+# configuration space), and the model builder, which writes the type code of each joint from
+# joints.JOINT_TYPES
+ALLOWED = {'joints.py', 'configuration.py', 'model_build.py'}
 
 
 def names_used(path: pathlib.Path) -> set:
