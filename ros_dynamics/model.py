@@ -31,8 +31,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics import (aba, centroidal, configuration, coriolis, crba, energy, jacobian,
-                          kinematics, rnea)
+from ros_dynamics import aba, centroidal, coriolis, crba, energy, jacobian, kinematics, rnea
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
@@ -492,11 +491,13 @@ class RobotModel:
         q (nq,) or (N, nq), v (nv,) or (N, nv); on the manifold for floating,
         planar and ball joints (configuration.py; Pinocchio's ``integrate``).
         """
+        from ros_dynamics import configuration   # scipy.spatial: not at start-up
         q, v = self._states(('q', 'qd'), q, v)
         return self._rows(lambda a, b: configuration.integrate(self._ints, a, b), q, v)
 
     def difference(self, q0, q1) -> np.ndarray:
         """Return v (nv,) or (N, nv) with integrate(q0, v) = q1 (Pinocchio's ``difference``)."""
+        from ros_dynamics import configuration
         q0, q1 = self._state(q0, 'q'), self._state(q1, 'q')
         if q0.shape != q1.shape:
             raise ValueError(f'q0, q1: shapes differ ({q0.shape}, {q1.shape})')
@@ -509,6 +510,7 @@ class RobotModel:
 
     def normalize(self, q) -> np.ndarray:
         """Return q with every quaternion and planar (cos, sin) scaled to unit length."""
+        from ros_dynamics import configuration
         q = self._state(q, 'q')
         return self._rows(lambda a: configuration.normalized(self._ints, a), q)
 
