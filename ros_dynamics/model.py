@@ -121,8 +121,8 @@ class RobotModel:
         self._neutral = neutral_positions(self._ints)
         self._neutral.setflags(write=False)
         self._has_mimic = bool(np.any(self._ints[:, JOINT_NQ] == 0))   # a follower owns no q
-        # forward dynamics by M qdd = tau - b: ABA has no mimic and no multi-dof step yet
-        self._dense_forward = self._has_mimic or bool(np.any(self._ints[:, JOINT_NV] > 1))
+        # forward dynamics by M qdd = tau - b: ABA has no joint model for mimic joints
+        self._dense_forward = self._has_mimic
         self._singular_tolerance = _singular_tolerance(self._reals)
         for key, value in limits(arrays.joint_specs).items():
             setattr(self, key, value)
