@@ -17,6 +17,7 @@ publisher and goes quiet when it is stale.
 import math
 import warnings
 
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Accel, Pose, Twist, Wrench
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -133,7 +134,7 @@ def dynamics(request):
     twin = Twin(request.param)
     namespace = unique_namespace()
     parameters = {'urdf_path': ROBOTS[request.param][0], 'root_joint': twin.kind,
-                  'state_timeout': 0.3, 'joints': twin.actuated[:4]}
+                  'state_timeout': 0.3, 'joints': twin.actuated[:4], 'diagnostics_period': 0.2}
     with NodeProcess('inverse_dynamics_node', namespace, parameters) as node, \
             RosClient(namespace) as ros:
         yield twin, ros
@@ -292,9 +293,11 @@ class Stream:
         self.ros = ros
         self.states = ros.node.create_publisher(JointState, 'joint_states', QOS)
         self.odometry = ros.node.create_publisher(Odometry, 'odom', QOS)
-        self.commands = []
+        self.commands, self.diagnostics = [], []
         ros.node.create_subscription(Float64MultiArray, 'commands',
                                      lambda m: self.commands.append(np.array(m.data)), QOS)
+        ros.node.create_subscription(DiagnosticArray, '/diagnostics',
+                                     lambda m: self.diagnostics.extend(m.status), QOS)
         wait_for(lambda: self.states.get_subscription_count() > 0, 60.0, 'joint_states')
         wait_for(lambda: self.odometry.get_subscription_count() > 0, 60.0, 'odom')
 
@@ -352,4 +355,12 @@ def test_the_stream_takes_the_base_from_odometry(dynamics):
             pass
         sent += stream.commands[count:]
     assert all(np.all(c == 0.0) for c in sent[2:]), sent   # the stale policy's zeros at most
+    namespace = stream.ros.node.get_namespace()
+
+    def warns() -> bool:   # joint states keep coming, every one stale for the odometry
+        stream.stamp(joints)
+        stream.states.publish(joints)
+        return any(s.name.startswith(namespace) and s.level == DiagnosticStatus.WARN
+                   and 'odometry on odom' in s.message for s in stream.diagnostics[-5:])
+    wait_for(warns, 10.0, 'a WARN naming the stale odometry')
     stream.exchange(twin, state, expected)   # fresh odometry again: the stream resumes

@@ -36,12 +36,10 @@ vector unchanged and the base fields are ignored.
 """
 
 import math
-from types import SimpleNamespace
 from typing import Optional, Sequence
 
 from geometry_msgs.msg import Accel, Pose, Twist, Wrench
 import numpy as np
-from ros_dynamics.actuator_report import trajectory_efforts
 
 QUATERNION_TOLERANCE = 1e-6   # | |q| - 1 | up to which a quaternion is normalised
 FLOATING, PLANAR = 'floating', 'planar'
@@ -190,41 +188,6 @@ class BaseJoint:
                         else np.zeros(size)] * count
             out.append(np.array(rows, dtype=float).reshape(count, size))
         return tuple(out)
-
-    def trajectory_efforts(self, times, q, qd, qdd, friction: bool, request) -> tuple:
-        """
-        Return (efforts, reports, violations, base wrenches) along a trajectory.
-
-        ``actuator_report.trajectory_efforts`` on the actuated joints: q, qd,
-        qdd (N, actuated) in ``actuated`` order, the base per point from the
-        request's ``base_poses``, ``base_twists`` and ``base_accelerations``
-        (``base_states``); the base wrenches are the base rows of the
-        rigid-body efforts (one Wrench per point; none for a fixed base).
-        """
-        model = self.model
-        if not self.kind:
-            return trajectory_efforts(model, times, q, qd, qdd, friction) + ([],)
-        count = np.atleast_2d(q).shape[0]
-        q_base, v_base, a_base = self.base_states(count, request.base_poses,
-                                                  request.base_twists,
-                                                  request.base_accelerations)
-        rows = []
-
-        def rigid(q, qd, qdd):
-            tau = model.inverse_dynamics(self.join(q_base, q, self.q_index, model.nq),
-                                         self.join(v_base, qd, self.v_index, model.nv),
-                                         self.join(a_base, qdd, self.v_index, model.nv))
-            rows.append(tau)
-            return self.joints(tau)
-
-        index = self.v_index
-        actuated = SimpleNamespace(
-            joint_names=self.actuated, effort_limit=model.effort_limit[index],
-            velocity_limit=model.velocity_limit[index],
-            friction_torques=lambda qd: self.joints(model.friction_torques(self.generalized(qd))))
-        efforts, reports, violations = trajectory_efforts(actuated, times, q, qd, qdd, friction,
-                                                          rigid)
-        return efforts, reports, violations, [self.wrench(tau) for tau in rows[0]]
 
     # ------------------------------------------------------------------ states to messages
     def joints(self, values: np.ndarray) -> np.ndarray:

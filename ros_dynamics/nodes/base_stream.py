@@ -140,7 +140,7 @@ class ActuatedModel:
         self.effort_limit, self.velocity_limit = model.effort_limit[v], model.velocity_limit[v]
 
     def fresh(self, now: float, timeout: float) -> bool:
-        """Return True when the base state is fresh (as ``BaseOdometry`` decides)."""
+        """Return True when the base state is recent enough, as ``BaseOdometry`` decides."""
         return self.odometry.fresh(now, timeout)
 
     def _state(self) -> tuple:
