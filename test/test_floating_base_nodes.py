@@ -364,3 +364,36 @@ def test_the_stream_takes_the_base_from_odometry(dynamics):
                    and 'odometry on odom' in s.message for s in stream.diagnostics[-5:])
     wait_for(warns, 10.0, 'a WARN naming the stale odometry')
     stream.exchange(twin, state, expected)   # fresh odometry again: the stream resumes
+
+
+BALL = """<robot name="ball">
+  <link name="base"/>
+  <link name="arm"><inertial><mass value="2.0"/>
+    <inertia ixx="0.3" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.1"/></inertial></link>
+  <joint name="shoulder" type="spherical"><parent link="base"/><child link="arm"/></joint>
+</robot>
+"""
+
+
+def test_the_conversions_without_a_node():
+    """A planar base's yaw is scipy's; a ball joint, which no joint vector holds, is refused."""
+    from ros_dynamics.nodes.base_state import base_kind, BaseJoint
+    from scipy.spatial.transform import Rotation
+    for root in (None, 'floating', 'planar'):
+        with pytest.raises(ValueError, match="'shoulder' have several coordinates"):
+            base_kind(RobotModel.from_urdf_string(BALL, root_joint=root))
+    assert base_kind(load('solo')) == 'floating' and base_kind(load('tiago')) == 'planar'
+    written = RobotModel.from_urdf_string(BALL.replace('spherical', 'floating'))
+    assert BaseJoint(written).name == 'shoulder' and BaseJoint(written).kind == 'floating'
+    planar = BaseJoint(load('tiago'))
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        rotation = rng.normal(size=4)
+        rotation /= np.linalg.norm(rotation)
+        state = {'position': rng.normal(size=3), 'rotation': rotation}
+        q_base = planar.base_configuration(pose(state))
+        yaw = Rotation.from_quat(rotation).as_euler('ZYX')[0]
+        assert np.allclose(q_base, [*state['position'][:2], np.cos(yaw), np.sin(yaw)],
+                           atol=1e-12)
+    assert planar.nq_base == 4 and planar.nv_base == 3
+    assert BaseJoint(load('solo')).actuated == tuple(load('solo').joint_names[1:])
