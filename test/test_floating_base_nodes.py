@@ -143,7 +143,7 @@ def dynamics(request):
 
 def inverse_request(twin: Twin, state: dict) -> InverseDynamics.Request:
     request = InverseDynamics.Request(want_gravity_torques=True, want_bias_torques=True,
-                                      want_mass_matrix=True)
+                                      want_mass_matrix=True, want_coriolis_matrix=True)
     request.state = JointState(name=twin.actuated, position=list(state['q']),
                                velocity=list(state['qd']))
     request.accelerations = list(state['qdd'])
@@ -173,6 +173,9 @@ def test_inverse_dynamics_gives_the_base_rows_as_base_wrench(dynamics):
         assert close(answer.bias_torques, robot.bias_torques(q, v)[twin.v_index])
         mass = np.array(answer.mass_matrix.data).reshape(robot.nv, robot.nv)
         assert close(mass, robot.mass_matrix(q))
+        coriolis = np.array(answer.coriolis_matrix.data).reshape(robot.nv, robot.nv)
+        assert close(coriolis, robot.coriolis_matrix(q, v))
+        assert close(coriolis @ v, robot.bias_torques(q, v) - robot.gravity_torques(q))
         assert abs(np.linalg.norm(tau[:twin.nv_base])) > 1e-3   # the base rows are not trivial
 
 
@@ -397,3 +400,11 @@ def test_the_conversions_without_a_node():
                            atol=1e-12)
     assert planar.nq_base == 4 and planar.nv_base == 3
     assert BaseJoint(load('solo')).actuated == tuple(load('solo').joint_names[1:])
+
+
+def test_payload_estimation_says_it_serves_fixed_bases_only(dynamics):
+    from ros_dynamics.srv import EstimatePayload
+    twin, ros = dynamics
+    request = EstimatePayload.Request(link=twin.robot.link_names[-1], window=1.0)
+    answer = ros.call(EstimatePayload, 'inverse_dynamics/estimate_payload', request)
+    assert not answer.success and 'fixed-base robots only' in answer.message, answer.message
