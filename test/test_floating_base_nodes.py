@@ -408,3 +408,40 @@ def test_payload_estimation_says_it_serves_fixed_bases_only(dynamics):
     request = EstimatePayload.Request(link=twin.robot.link_names[-1], window=1.0)
     answer = ros.call(EstimatePayload, 'inverse_dynamics/estimate_payload', request)
     assert not answer.success and 'fixed-base robots only' in answer.message, answer.message
+
+
+def test_the_stream_uses_the_odometry_twist_in_inverse_dynamics_mode(dynamics):
+    """RNEA of the reference at the odometry's base twist (base frame), no base acceleration."""
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+    twin, ros = dynamics
+    robot, listed = twin.robot, twin.actuated[:4]
+    stream = Stream(ros)
+    references = ros.node.create_publisher(JointTrajectoryPoint, 'reference', QOS)
+
+    def set_mode(mode: str) -> None:
+        request = SetParameters.Request(parameters=[
+            Parameter('mode', value=mode).to_parameter_msg()])
+        (result,) = ros.call(SetParameters, 'inverse_dynamics/set_parameters', request).results
+        assert result.successful, result.reason
+    set_mode('inverse_dynamics')
+    try:
+        wait_for(lambda: references.get_subscription_count() > 0, 30.0, 'reference')
+        rng = np.random.default_rng(17)
+        state = twin.random(rng)
+        q_ref, qd_ref, qdd_ref = (rng.normal(size=4) * 0.5 for _ in range(3))
+        references.publish(JointTrajectoryPoint(positions=list(q_ref), velocities=list(qd_ref),
+                                                accelerations=list(qdd_ref)))
+        q = twin.q(state)
+        v, a = np.zeros(robot.nv), np.zeros(robot.nv)
+        listed_v = [twin.v_index[twin.actuated.index(j)] for j in listed]
+        q[[twin.q_index[twin.actuated.index(j)] for j in listed]] = q_ref
+        v[:twin.nv_base] = twin.v(np.zeros(len(twin.actuated)), state['twist'])[:twin.nv_base]
+        v[listed_v], a[listed_v] = qd_ref, qdd_ref
+        expected = robot.inverse_dynamics(q, v, a)[listed_v]
+        without_twist = robot.inverse_dynamics(q, np.where(np.arange(robot.nv) < twin.nv_base,
+                                                           0.0, v), a)[listed_v]
+        assert not close(expected, without_twist)   # the twist matters to these joints
+        stream.exchange(twin, state, expected)
+    finally:
+        set_mode('gravity_compensation')
