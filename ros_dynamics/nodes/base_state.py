@@ -27,6 +27,11 @@ conventions are Pinocchio's (docs/conventions.md):
   read from the twist's linear.x, linear.y and angular.z, the same for the
   acceleration; the base rows are force.x, force.y and torque.z.
 
+The pose is the base joint's: that of the base frame in the joint's frame,
+which for ``root_joint`` is the world (a base joint written in a URDF with
+an ``<origin>`` measures from there; a planar joint's plane is its frame's
+xy plane, as the core models it, docs/conventions.md).
+
 A quaternion whose norm is within ``QUATERNION_TOLERANCE`` of 1 is
 normalised; any other (a zero quaternion, a rotation vector by mistake) is
 refused with ``ValueError`` naming the field, as are NaN and Inf: a
