@@ -41,16 +41,13 @@ vector unchanged and the base fields are ignored.
 """
 
 import math
-from typing import Optional, Sequence
+from typing import Sequence
 
-from geometry_msgs.msg import Accel, Pose, Twist, Wrench
+from geometry_msgs.msg import Accel, Pose, Wrench
 import numpy as np
 
 QUATERNION_TOLERANCE = 1e-6   # | |q| - 1 | up to which a quaternion is normalised
 FLOATING, PLANAR = 'floating', 'planar'
-# the base's velocity coordinates by kind, for messages that name the rows of a matrix
-BASE_COORDINATES = {FLOATING: ('vx', 'vy', 'vz', 'wx', 'wy', 'wz'), PLANAR: ('vx', 'vy', 'wz'),
-                    '': ()}
 
 
 def _finite(values: Sequence[float], field: str) -> np.ndarray:
@@ -223,21 +220,3 @@ class BaseJoint:
         elif self.kind == PLANAR:
             rows[0], rows[1], rows[5] = (float(v) for v in values[:3])
         return rows
-
-
-def twist_of(values: Sequence[float]) -> Twist:
-    """Return a Twist from (vx, vy, vz, wx, wy, wz) (m/s, rad/s)."""
-    twist = Twist()
-    (twist.linear.x, twist.linear.y, twist.linear.z,
-     twist.angular.x, twist.angular.y, twist.angular.z) = (float(v) for v in values)
-    return twist
-
-
-def pose_of(values: Sequence[float], orientation: Optional[Sequence[float]] = None) -> Pose:
-    """Return a Pose from a position (m) and a quaternion (x, y, z, w; default identity)."""
-    pose = Pose()
-    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in values)
-    if orientation is not None:
-        (pose.orientation.x, pose.orientation.y, pose.orientation.z,
-         pose.orientation.w) = (float(v) for v in orientation)
-    return pose
