@@ -402,11 +402,17 @@ def test_the_conversions_without_a_node():
     assert BaseJoint(load('solo')).actuated == tuple(load('solo').joint_names[1:])
 
 
-def test_payload_estimation_says_it_serves_fixed_bases_only(dynamics):
-    from ros_dynamics.srv import EstimatePayload
+def test_payload_estimation_and_timing_say_they_serve_fixed_bases_only(dynamics):
+    from ros_dynamics.srv import EstimatePayload, TimeOptimalTrajectory
     twin, ros = dynamics
     request = EstimatePayload.Request(link=twin.robot.link_names[-1], window=1.0)
     answer = ros.call(EstimatePayload, 'inverse_dynamics/estimate_payload', request)
+    assert not answer.success and 'fixed-base robots only' in answer.message, answer.message
+    request = TimeOptimalTrajectory.Request()
+    request.path = JointTrajectory(joint_names=twin.actuated[:1], points=[
+        JointTrajectoryPoint(positions=[0.0]), JointTrajectoryPoint(positions=[0.3])])
+    answer = ros.call(TimeOptimalTrajectory, 'inverse_dynamics/time_optimal_trajectory',
+                      request)
     assert not answer.success and 'fixed-base robots only' in answer.message, answer.message
 
 
