@@ -422,8 +422,10 @@ def multi_dof_transform(model, i, q, tree_r, tree_p):
         rot, r = quaternion_rotation(q, k + 3), (q[k], q[k + 1], q[k + 2])
     elif jtype == SPHERICAL:
         rot, r = quaternion_rotation(q, k), (0.0, 0.0, 0.0)
-    else:   # PLANAR, in the joint frame's xy plane
+    else:   # PLANAR, in the joint frame's xy plane; (cos, sin) normalised
         c, s = q[k + 2], q[k + 3]
+        norm = math.sqrt(c * c + s * s)
+        c, s = c / norm, s / norm
         rot, r = (c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0), (q[k], q[k + 1], 0.0)
     return mat_mat(tree_r, rot), add(tree_p, mat_vec(tree_r, r))
 
@@ -433,13 +435,17 @@ def quaternion_rotation(q, k):
     """
     Return the rotation (row-major 9-tuple) of the unit quaternion q[k:k + 4] = (x, y, z, w).
 
-    Pinocchio's (and ROS's) order, w last; the quaternion is used as given
-    (``RobotModel`` normalises or refuses one that is not a unit quaternion).
+    Pinocchio's (and ROS's) order, w last. Any nonzero quaternion is the
+    rotation of its unit quaternion: with s = 2 / |q|^2 the matrix is exactly
+    that of q / |q| (Shoemake 1985), so a quaternion that is not of unit
+    length is normalised, never used as a scaled matrix (``bad_positions``
+    refuses one of near-zero length).
     """
     x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
-    return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
-            2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w),
-            2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y))
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    return (1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
+            s * (x * y + z * w), 1.0 - s * (x * x + z * z), s * (y * z - x * w),
+            s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y))
 
 
 @kernel
@@ -543,10 +549,35 @@ def bad_vector(x, n):
     return x.shape[0] != n or (x.shape[0] > 1 and x.strides[0] != 8) or non_finite(x)
 
 
+# a quaternion or planar (cos, sin) whose squared length is below this is refused: it names
+# no rotation (any longer one is normalised by the joint transform)
+MIN_ROTATION_NORM2 = 1e-12
+
+
 @kernel
 def bad_positions(model, q):
-    """Return True unless q is a finite, contiguous vector of nq positions."""
-    return bad_vector(q, nq_of(model))
+    """
+    Return True unless q is a finite, contiguous vector of nq positions with valid rotations.
+
+    Every free-flyer and ball quaternion and planar (cos, sin) must have a
+    squared length of at least MIN_ROTATION_NORM2 (they are normalised where
+    used).
+    """
+    if bad_vector(q, nq_of(model)):
+        return True
+    for i in range(body_count(model)):
+        jtype = model[i, COL_JTYPE]
+        if jtype == REVOLUTE or jtype == PRISMATIC or model[i, COL_NQ] == 0.0:
+            continue
+        k = position_index(model, i)
+        start, stop = (k + 3, k + 7) if jtype == FREE_FLYER else (
+            (k, k + 4) if jtype == SPHERICAL else (k + 2, k + 4))
+        norm2 = 0.0
+        for j in range(start, stop):
+            norm2 += q[j] * q[j]
+        if norm2 < MIN_ROTATION_NORM2:
+            return True
+    return False
 
 
 @kernel
