@@ -111,6 +111,7 @@ H_NQ = 3            # 1: nq, the number of position coordinates
 H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is singular
 H_FRICTION_VELOCITY = 5   # 1: velocity scale v_s of the smooth sign tanh(qd / v_s) (rad/s)
 H_NV = 6            # 1: nv, the number of velocity coordinates
+H_ROTATIONS = 7     # 1: how many joints hold a quaternion or planar (cos, sin) (bad_positions)
 # the rigid-body inertia columns a payload adds to (MASS, FIRST_MOMENT, IBAR)
 INERTIA_COLUMNS = slice(MASS, IBAR + 6)
 
@@ -143,6 +144,7 @@ def pack(ints: np.ndarray, reals: np.ndarray, nq: int, nv: int, gravity: np.ndar
     model[nb, H_GRAVITY:H_GRAVITY + 3] = gravity
     model[nb, H_NQ] = nq
     model[nb, H_NV] = nv
+    model[nb, H_ROTATIONS] = np.sum((ints[:, JTYPE] >= FREE_FLYER) & (ints[:, JOINT_NQ] > 0))
     model[nb, H_TOLERANCE] = tolerance
     model[nb, H_FRICTION_VELOCITY] = friction_velocity
     model.setflags(write=False)
@@ -565,6 +567,8 @@ def bad_positions(model, q):
     """
     if bad_vector(q, nq_of(model)):
         return True
+    if model[model.shape[0] - 1, H_ROTATIONS] == 0.0:   # one-dof joints only
+        return False
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
         if jtype == REVOLUTE or jtype == PRISMATIC or model[i, COL_NQ] == 0.0:
