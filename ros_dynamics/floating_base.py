@@ -98,8 +98,8 @@ def check_actuation(actuators, joint_types: tuple) -> None:
                 raise ValueError(
                     f'{field}: joint {joint!r} is a {kind} joint, which is not actuated (a '
                     f'floating or planar base, a passive ball joint): it takes no {field}; set '
-                    f'it to 0 (got {getattr(actuators, field)[k]!r}; in the URDF, remove its '
-                    '<dynamics>)')
+                    f'it to 0 (got {getattr(actuators, field)[k]!r}; in an actuators YAML or '
+                    'a URDF transmission, remove its entry)')
 
 
 def converted(robot, function, q, v, kind: str = ''):

@@ -310,6 +310,16 @@ def test_friction_on_the_actuated_joints_only(twin):
         robot.actuators = before
 
 
+def test_urdf_dynamics_on_a_ball_joint_is_ignored_with_a_warning():
+    xml = BALL.replace('<origin xyz="0 0 1" rpy="0.1 0.2 0.3"/>',
+                       '<origin xyz="0 0 1" rpy="0.1 0.2 0.3"/><dynamics damping="0.5"/>')
+    with pytest.warns(URDFWarning, match="joint 'shoulder': a spherical joint is not actuated "
+                                         'and takes no joint friction'):
+        robot = RobotModel.from_urdf_string(xml)
+    np.testing.assert_array_equal(robot.actuators.viscous, 0.0)
+    np.testing.assert_array_equal(robot.friction_torques(np.ones(robot.nv)), 0.0)
+
+
 MIMIC = """<robot name="mimic_gripper">
   <link name="body">
     <inertial><origin xyz="0.01 0.02 0.03"/><mass value="3.0"/>
