@@ -478,6 +478,13 @@ def check_every_algorithm(twin: Twin, count: int, seed: int) -> None:
             expected['fd'] = pin.aba(model, data, qp, qd[k], qdd[k])
         for name, reference in expected.items():
             assert relative_error(batched[name][k], reference) < TOLERANCE, name
+        single = {'id': robot.inverse_dynamics(q[k], qd[k], qdd[k]),
+                  'mass': robot.mass_matrix(q[k]), 'coriolis': robot.coriolis_matrix(q[k], qd[k]),
+                  'regressor': robot.regressor(q[k], qd[k], qdd[k])}
+        if 'fd' in batched:
+            single['fd'] = robot.forward_dynamics(q[k], qd[k], qdd[k])
+        for name, value in single.items():   # the single-state paths (compiled entries)
+            assert relative_error(value, expected[name]) < TOLERANCE, name
         assert robot.potential_energy(q[k]) == pytest.approx(
             pin.computePotentialEnergy(model, data, qp), rel=TOLERANCE, abs=1e-9)
         assert relative_error(robot.gravity_torques(q[k]),
