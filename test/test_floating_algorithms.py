@@ -201,6 +201,28 @@ def test_operational_space(twin):
     assert relative_error(ours.p, j_bar.T @ gravity) < 1e-8
 
 
+def test_inverse_dynamics_with_external_wrenches(twin):
+    """A wrench on the last link and one on the base link, as pin.rnea's fext (joint frames)."""
+    robot, model, data = twin.robot, twin.model, twin.data
+    q, qd, qdd = states(twin, 2, 14)
+    wrenches = {robot.link_names[-1]: np.array([3.0, -2.0, 5.0, 0.3, 0.2, -0.1]),
+                robot.link_names[1]: np.array([-1.0, 4.0, 2.0, 0.5, -0.4, 0.2])}
+    tau = robot.inverse_dynamics(q, qd, qdd, wrenches)
+    for k in range(2):
+        qp = twin.pin_q(q[k])
+        pin.framesForwardKinematics(model, data, qp)
+        fext = [pin.Force.Zero() for _ in range(model.njoints)]
+        for link, (force, torque) in ((name, (w[:3], w[3:])) for name, w in wrenches.items()):
+            frame = model.frames[frame_id(twin, link)]
+            point = data.oMf[frame_id(twin, link)].translation   # world axes, about the origin
+            world = pin.Force(force, torque + np.cross(point, force))
+            fext[frame.parentJoint] += data.oMi[frame.parentJoint].actInv(world)
+        reference = pin.rnea(model, data, qp, qd[k], qdd[k], fext)
+        assert relative_error(tau[k], reference) < TOLERANCE
+        assert relative_error(robot.inverse_dynamics(q[k], qd[k], qdd[k], wrenches), reference) \
+            < TOLERANCE
+
+
 def test_regressor_with_base_rows(twin):
     """Y as pin.computeJointTorqueRegressor (base rows included), single and batched."""
     robot, model, data = twin.robot, twin.model, twin.data
