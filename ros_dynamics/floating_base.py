@@ -144,7 +144,8 @@ def random_configuration(robot, rng=None, count: Optional[int] = None) -> np.nda
     joints without limits: revolute in [-pi, pi), prismatic in [-BASE_BOX,
     BASE_BOX] m); a free-flyer's position uniform in the box [-BASE_BOX,
     BASE_BOX]^3 m (BASE_BOX = 1 m) and its rotation uniform on SO(3)
-    (``scipy.spatial.transform.Rotation.random``, Shoemake's method); a
+    (``scipy.spatial.transform.Rotation.random``: a normalised Gaussian
+    quaternion, uniform in the Haar measure); a
     planar joint's (x, y) in the box's square and theta uniform in
     [-pi, pi); a ball joint's rotation uniform on SO(3). rng: None, a seed or
     a numpy Generator.
