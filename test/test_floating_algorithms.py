@@ -77,7 +77,33 @@ def ball_twin() -> Twin:
     return Twin(RobotModel.from_urdf_string(BALL), model)
 
 
-TWINS = {'solo12': lambda: twin_of('solo_description/robots/solo12.urdf', 'floating',
+# BALL on a free-flying base: two quaternions in q, a ball joint below a free-flyer
+FLOATING_BALL = BALL.replace('<link name="base"/>', """<link name="base">
+    <inertial><origin xyz="0.02 -0.01 0.05"/><mass value="5.0"/>
+      <inertia ixx="0.1" ixy="0.002" ixz="0.001" iyy="0.12" iyz="0.003" izz="0.08"/></inertial>
+  </link>""")
+
+
+def floating_ball_twin() -> Twin:
+    """Return FLOATING_BALL and its Pinocchio model, built by hand (urdfdom reads no ball)."""
+    model = pin.Model()
+    base = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), 'root_joint')
+    model.appendBodyToJoint(base, pin.Inertia(5.0, np.array([0.02, -0.01, 0.05]), np.array(
+        [[0.1, 0.002, 0.001], [0.002, 0.12, 0.003], [0.001, 0.003, 0.08]])), pin.SE3.Identity())
+    arm = ball_model()   # its joints below the free-flyer
+    for joint in range(1, arm.njoints):
+        parent = base if arm.parents[joint] == 0 else base + arm.parents[joint]
+        added = model.addJoint(parent, arm.joints[joint], arm.jointPlacements[joint],
+                               arm.names[joint])
+        model.appendBodyToJoint(added, arm.inertias[joint], pin.SE3.Identity())
+    for name in ('base', 'arm', 'hand'):
+        joint = {'base': base, 'arm': base + 1, 'hand': base + 2}[name]
+        model.addFrame(pin.Frame(name, joint, 0, pin.SE3.Identity(), pin.FrameType.BODY))
+    return Twin(RobotModel.from_urdf_string(FLOATING_BALL, root_joint='floating'), model)
+
+
+TWINS = {'floating_ball': floating_ball_twin,
+         'solo12': lambda: twin_of('solo_description/robots/solo12.urdf', 'floating',
                                    pin.JointModelFreeFlyer()),
          'tiago': lambda: twin_of('tiago_description/robots/tiago.urdf', 'planar',
                                   pin.JointModelPlanar()),
@@ -189,7 +215,7 @@ def test_operational_space(twin):
     mass = np.triu(mass) + np.triu(mass, 1).T
     gravity = pin.computeGeneralizedGravity(model, data, qp)
     coriolis = pin.nle(model, data, qp, qd) - gravity
-    axes = [3, 4, 5] if robot.nv < 6 else list(range(6))   # the ball's 4 dof: orientation
+    axes = [3, 4, 5] if robot.nv < 10 else list(range(6))   # the ball's 4 dof: orientation
     jac, jdot_qd = jac[axes], jdot_qd[axes]
     inverse = np.linalg.solve(mass, jac.T)
     task_inertia = np.linalg.inv(jac @ inverse)

@@ -42,6 +42,15 @@ BALL_MJCF = """<mujoco>
   </worldbody>
 </mujoco>
 """
+FLOATING_BALL_URDF = BALL_URDF.replace('<link name="base"/>', """<link name="base">
+    <inertial><origin xyz="0.02 -0.01 0.05"/><mass value="5.0"/>
+      <inertia ixx="0.1" ixy="0.002" ixz="0.001" iyy="0.12" iyz="0.003" izz="0.08"/></inertial>
+  </link>""")
+FLOATING_BALL_MJCF = BALL_MJCF.replace('<worldbody>', """<worldbody>
+    <body name="base">
+      <freejoint name="root_joint"/>
+      <inertial pos="0.02 -0.01 0.05" mass="5.0" fullinertia="0.1 0.12 0.08 0.002 0.001 0.003"/>
+""").replace('</worldbody>', '</body></worldbody>')
 PLANAR_URDF = """<robot name="rover">
   <link name="chassis">
     <inertial><origin xyz="0.05 -0.02 0.1"/><mass value="8.0"/>
@@ -87,10 +96,11 @@ def solo_in_mujoco(robot: RobotModel) -> mujoco.MjModel:
     return mujoco.MjModel.from_xml_string(xml)
 
 
-def ball_in_mujoco() -> mujoco.MjModel:
+def ball_in_mujoco(floating: bool = False) -> mujoco.MjModel:
     # URDF rpy turns about the fixed x, y, z axes: MJCF's eulerseq 'XYZ' (capitals: fixed)
-    xml = BALL_MJCF.format(rpy='0.1 0.2 0.3', arm='0.3 0.25 0.2 0.01 0.02 0.03').replace(
-        '<compiler angle="radian"/>', '<compiler angle="radian" eulerseq="XYZ"/>')
+    xml = (FLOATING_BALL_MJCF if floating else BALL_MJCF).format(
+        rpy='0.1 0.2 0.3', arm='0.3 0.25 0.2 0.01 0.02 0.03').replace(
+            '<compiler angle="radian"/>', '<compiler angle="radian" eulerseq="XYZ"/>')
     return mujoco.MjModel.from_xml_string(xml)
 
 
@@ -141,9 +151,12 @@ def velocity_map_rate(robot: RobotModel, q: np.ndarray, v: np.ndarray) -> np.nda
 
 CASES = {'solo12': lambda: RobotModel.from_urdf_file(SOLO, root_joint='floating'),
          'ball': lambda: RobotModel.from_urdf_string(BALL_URDF),
-         'planar': lambda: RobotModel.from_urdf_string(PLANAR_URDF, root_joint='planar')}
+         'planar': lambda: RobotModel.from_urdf_string(PLANAR_URDF, root_joint='planar'),
+         'floating_ball': lambda: RobotModel.from_urdf_string(FLOATING_BALL_URDF,
+                                                              root_joint='floating')}
 MUJOCO = {'solo12': solo_in_mujoco, 'ball': lambda robot: ball_in_mujoco(),
-          'planar': lambda robot: mujoco.MjModel.from_xml_string(PLANAR_MJCF)}
+          'planar': lambda robot: mujoco.MjModel.from_xml_string(PLANAR_MJCF),
+          'floating_ball': lambda robot: ball_in_mujoco(floating=True)}
 
 
 @pytest.mark.parametrize('case', sorted(CASES))
