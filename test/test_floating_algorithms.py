@@ -6,22 +6,24 @@ Every algorithm with floating, planar and ball joints, against Pinocchio (issue 
 
 test_floating_base.py checks inverse and forward dynamics, g, the bias, M, the kinetic
 energy, poses, LOCAL_WORLD_ALIGNED Jacobians, centroidal quantities and the configuration
-space; this file the rest: the Coriolis matrix (and dM/dt - 2C skew), the potential energy,
-Jacobians in every frame (base and world frames included) and J-dot qd, Khatib's operational
-space, the regressor with its base rows, payloads, armature and friction (actuated joints
-only), mimic joints and a closed chain on a floating base, at random states, single and
-batched, on solo12 (free-flyer), TIAGo (planar) and a ball joint (built by hand in
-Pinocchio: urdfdom reads no spherical joint; pybullet_data's spherical_joint_limit.urdf is
-not used because pybullet is not installed here).
+space; this file the rest: inverse dynamics with external wrenches, the Coriolis matrix (and
+dM/dt - 2C skew), the potential energy, Jacobians in every frame (base and world links
+included) and J-dot qd, Khatib's operational space, the regressor with its base rows,
+payloads, armature and friction (actuated joints only), mimic joints and a closed chain on a
+floating base, at random states, single and batched, on solo12 (free-flyer), TIAGo (planar),
+a ball joint and a ball joint below a free-flyer (both built by hand in Pinocchio: urdfdom
+reads no spherical joint; pybullet_data's spherical_joint_limit.urdf is not used because
+pybullet is not installed here).
 
 Which example-robot-data robots load with a free-flyer root (Pinocchio's
-``buildModelFromUrdf(path, JointModelFreeFlyer())``, ours ``root_joint='floating'``): all
-39 legged robots, humanoids and flying robots of FREE_FLYER_ROBOTS do, in both, and agree to
-1e-9 (test_every_floating_robot); the four TIAGo variants load with a planar root. Not
-tried: the fixed-base arms, hands and pendulums of example-robot-data (ur*, panda, kinova,
-xarm7, z1, so10x, allegro, baxter, pr2, double_pendulum*, finger_edu, asr_twodof,
-talos_left_arm), which are not floating-base robots (they load too, with a free-flyer
-root, but say nothing more).
+``buildModelFromUrdf(path, JointModelFreeFlyer())``, ours ``root_joint='floating'``): all 39
+legged robots, humanoids and flying robots of FREE_FLYER_ROBOTS load in both and agree to
+1e-9 (test_every_floating_robot); romeo.urdf and romeo_laas_small.urdf have massless finger
+links, so M is singular (in Pinocchio too) and our forward dynamics refuses them with a
+SingularMassMatrixError naming the joint. The five mobile manipulators of PLANAR_ROBOTS (PR2
+and the four TIAGos) load with a planar root. Not listed: the fixed-base arms, hands and
+pendulums (ur*, panda, kinova, xarm7, z1, so10x, allegro, baxter, double_pendulum*,
+finger_edu, asr_twodof, talos_left_arm); a test below keeps the lists complete.
 """
 
 import os
@@ -59,7 +61,8 @@ FREE_FLYER_ROBOTS = [
     'talos_data/robots/talos_full_v2.urdf', 'talos_data/robots/talos_full_v2_box.urdf',
     'talos_data/robots/talos_reduced.urdf', 'talos_data/robots/talos_reduced_box.urdf',
     'talos_data/robots/talos_reduced_corrected.urdf']
-PLANAR_ROBOTS = ['tiago_description/robots/tiago.urdf', 'tiago_description/robots/tiago_dual.urdf',
+PLANAR_ROBOTS = ['pr2_description/urdf/pr2.urdf', 'tiago_description/robots/tiago.urdf',
+                 'tiago_description/robots/tiago_dual.urdf',
                  'tiago_description/robots/tiago_no_hand.urdf',
                  'tiago_pro_description/robots/tiago_pro.urdf']
 EVERY_ROBOT = ([(path, 'floating', pin.JointModelFreeFlyer()) for path in FREE_FLYER_ROBOTS]
@@ -578,7 +581,7 @@ def test_example_robot_data_has_no_other_floating_base_robot():
     base = example_robot_data_dir()
     fixed = {'ur_description', 'panda_description', 'kinova_description', 'xarm_description',
              'z1_description', 'so_arm_description', 'allegro_hand_description',
-             'baxter_description', 'pr2_description', 'double_pendulum_description',
+             'baxter_description', 'double_pendulum_description',
              'finger_edu_description', 'asr_twodof_description'}
     listed = {path for path, _, _ in EVERY_ROBOT} | {'talos_data/robots/talos_left_arm.urdf'}
     for directory, _, files in os.walk(base):
