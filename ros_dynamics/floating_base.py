@@ -28,8 +28,10 @@ This module converts them to
 Every function takes one state (nq,) / (nv,) or a batch (N, nq) / (N, nv)
 and keeps our joint order (``RobotModel.joint_names``): a MuJoCo model of the
 same robot orders its joints its own way, so its qpos is filled joint by
-joint by name (``jnt_qposadr``, ``jnt_dofadr``). Quaternions are normalised
-on the way (a zero one is refused, ``check_rotations``).
+joint by name (``jnt_qposadr``, ``jnt_dofadr``). Mimic followers are not
+coordinates here; MuJoCo keeps them as joints tied by equality constraints
+(fill them from ``RobotModel.all_joint_positions``). Quaternions are
+normalised on the way (a zero one is refused, ``check_rotations``).
 """
 
 import math
