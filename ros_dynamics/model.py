@@ -1045,12 +1045,16 @@ class RobotModel:
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
         """
-        Return dJ/dt qd (6,), rows [linear; angular], for the frame conventions of ``jacobian``.
+        Return dJ/dt qd (6,) or (N, 6), rows [linear; angular], for the frames of ``jacobian``.
 
         'world_aligned' gives the classical acceleration of the link origin at
         qdd = 0; 'local' and 'world' the spatial acceleration at qdd = 0.
         """
         self._check_frame(frame)
+        if np.ndim(q) == 2:   # a batch: one bound call per state
+            self._body_of(link)
+            return np.array([self.jacobian_dot_qd(a, b, link, frame) for a, b in zip(
+                *self._states(('q', 'qd'), q, qd))]).reshape(-1, 6)
         angular, spatial, classical = self._link_quantity('bias', link, q, qd)
         if frame == 'world_aligned':
             return np.concatenate([classical, angular])

@@ -201,6 +201,12 @@ def test_jacobian_dot_qd(twin):
             for name, reference in expected.items():
                 assert relative_error(robot.jacobian_dot_qd(q[k], qd[k], link, name),
                                       reference) < TOLERANCE, (link, name)
+    for name in FRAMES:   # batched
+        batch = robot.jacobian_dot_qd(q, qd, robot.link_names[-1], name)
+        assert batch.shape == (2, 6)
+        for k in range(2):
+            assert relative_error(batch[k], robot.jacobian_dot_qd(
+                q[k], qd[k], robot.link_names[-1], name)) < 1e-12
 
 
 def test_operational_space(twin):
