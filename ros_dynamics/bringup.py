@@ -103,7 +103,7 @@ def _text(value) -> str:
 def load_declaration(path: Optional[str] = None) -> tuple:
     """Return (robot URDF path, [NodeDeclaration]) with paths made absolute."""
     path, declaration, base = _read(path)
-    robot = os.path.join(base, declaration['robot'])
+    robot = _robot(declaration, base)
     declared = set((declaration.get('arguments') or {}))
     nodes = []
     for entry in declaration['nodes']:
@@ -127,6 +127,12 @@ def load_declaration(path: Optional[str] = None) -> tuple:
     return robot, nodes
 
 
+def _robot(declaration: dict, base: str) -> str:
+    """Return the declaration's URDF path ('' for none: the robot_description topic)."""
+    robot = declaration.get('robot') or ''
+    return os.path.join(base, robot) if robot else ''
+
+
 def load_arguments(path: Optional[str] = None) -> list:
     """
     Return the [LaunchArgument] of a declaration: ``robot``, ``config``, then its own.
@@ -136,8 +142,9 @@ def load_arguments(path: Optional[str] = None) -> list:
     to every declaration; the others come from its ``arguments`` section.
     """
     path, declaration, base = _read(path)
-    out = [LaunchArgument('robot', os.path.join(base, declaration['robot']),
-                          'URDF file of the arm (every node gets it as urdf_path)'),
+    out = [LaunchArgument('robot', _robot(declaration, base),
+                          'URDF file of the arm (every node gets it as urdf_path; empty: '
+                          'none, the nodes take robot_description)'),
            LaunchArgument('config', os.path.join(base, 'config'),
                           'directory holding the nodes parameter files (by file name)')]
     for name, entry in (declaration.get('arguments') or {}).items():
@@ -182,13 +189,18 @@ def node_parameters(node: NodeDeclaration, values: dict, extra: dict) -> tuple:
         if not os.path.isfile(path):
             raise FileNotFoundError(f'config:={values["config"]}: no parameter file '
                                     f'{os.path.basename(path)} for {node.name}')
-    overrides = {'urdf_path': values['robot']}
+    overrides = {'urdf_path': values['robot']} if values['robot'] else {}
     if node.use_sim_time is not None:
         overrides['use_sim_time'] = _text(node.use_sim_time)
     for parameter, argument in node.arguments.items():
         overrides[parameter] = values[argument]
     overrides.update(extra)
     return files, overrides
+
+
+def namespace(text: str) -> str:
+    """Return the text of a namespace argument made absolute: robot1 gives /robot1."""
+    return '/' + text.strip('/')
 
 
 def parameter_value(text: str):
@@ -213,6 +225,8 @@ def command(node: NodeDeclaration, values: dict, extra: dict) -> list:
     """Return the command line that starts one node (``node_parameters`` in order)."""
     files, overrides = node_parameters(node, values, extra)
     args = [executable_path(node.executable), '--ros-args', '-r', f'__node:={node.name}']
+    if values.get('namespace'):   # a declared namespace argument: every node under it
+        args += ['-r', f'__ns:={namespace(values["namespace"])}']
     for parameters in files:
         args += ['--params-file', parameters]
     for name, text in overrides.items():
@@ -297,7 +311,7 @@ def section(path: str, name: str) -> dict:
     with open(path, encoding='utf-8') as stream:
         data = yaml.safe_load(stream) or {}
     out = {}
-    for key in ('/**', name, f'/{name}'):
+    for key in ('/**', f'/**/{name}', name, f'/{name}'):
         out.update((data.get(key) or {}).get('ros__parameters') or {})
     return out
 

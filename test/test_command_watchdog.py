@@ -1,0 +1,156 @@
+# Copyright 2026 The ros_dynamics Authors
+# SPDX-License-Identifier: Apache-2.0
+
+"""
+A dead producer, seen from the consumer: each recipe's configuration, the producer SIGKILLed.
+
+The nodes are started from the recipes' own declarations
+(config/feedforward_<recipe>.yaml, through ``ros_dynamics.bringup.command``,
+the command lines ``bringup --config`` runs) on the 2R arm (``robot:=``,
+``joints:=``, ``size:=`` the only overrides), in a namespace of their own.
+This test's subscription on ``effort_controller/commands`` stands for the
+effort controller (``JointGroupEffortController`` applies the last command
+it received). After ``inverse_dynamics_node`` is killed with SIGKILL
+mid-stream:
+
+* on ``feedforward`` (the producer's own topic, what the controller would
+  get without the watchdog) nothing more arrives: a controller that holds
+  its last command holds it for ever;
+* on ``effort_controller/commands`` the watchdog sends the last command
+  times a factor that falls (never rises) from at most 1 to an exact zero,
+  then nothing.
+
+The ramp's shape is checked on the commands' own factors (the watchdog's
+clock), the times (arrival after the last streamed command, steady clock)
+are printed and bounded only loosely above (a loaded machine delivers
+late, not early).
+"""
+
+import os
+import signal
+import time
+
+from bringup_helpers import recipe_commands
+import numpy as np
+import pytest
+from rclpy.qos import qos_profile_sensor_data
+from ros_dynamics import RobotModel
+from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectoryPoint
+import yaml
+
+pytestmark = pytest.mark.ros
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TWO_R = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+Q, QD, QDD = [0.4, -0.9], [0.5, -0.3], [1.0, 2.0]
+
+
+def recipe_parameters(recipe: str) -> dict:
+    """Return {node: parameters} of a recipe's parameter file (its /**/<node> sections)."""
+    path = os.path.join(ROOT, 'config', f'feedforward_{recipe}_parameters.yaml')
+    with open(path, encoding='utf-8') as stream:
+        data = yaml.safe_load(stream)
+    return {key.split('/')[-1]: value['ros__parameters'] for key, value in data.items()}
+
+
+def expected_command(parameters: dict) -> np.ndarray:
+    """Return the command the producer streams for the fixed state and reference."""
+    model = RobotModel.from_urdf_file(TWO_R)
+    q, qd, qdd = (np.array(v) for v in (Q, QD, QDD))
+    if parameters['mode'] == 'gravity_compensation':
+        return model.gravity_torques(q)
+    tau = model.inverse_dynamics(q, qd, qdd)
+    return tau if parameters['include_gravity'] else tau - model.gravity_torques(q)
+
+
+@pytest.mark.parametrize('recipe', ['effort_interface', 'franka', 'ur'])
+def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
+    parameters = recipe_parameters(recipe)
+    watchdog = parameters['command_watchdog']
+    namespace = unique_namespace()
+    commands = recipe_commands(recipe, {'robot': TWO_R, 'namespace': namespace,
+                                        'joints': '[shoulder, elbow]', 'size': '2'})
+    processes = {name: NodeProcess(executable, namespace) for name, (executable, _) in
+                 commands.items()}
+    for name, process in processes.items():
+        process.args = commands[name][1]
+    producer = processes['inverse_dynamics']
+    with processes['command_watchdog'], producer, RosClient(namespace) as ros:
+        controller, direct = [], []
+        ros.node.create_subscription(
+            Float64MultiArray, 'effort_controller/commands',
+            lambda m: controller.append((time.monotonic(), np.array(m.data))), 100)
+        ros.node.create_subscription(
+            Float64MultiArray, 'feedforward',
+            lambda m: direct.append((time.monotonic(), np.array(m.data))), 100)
+        states = ros.node.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
+        reference = ros.node.create_publisher(JointTrajectoryPoint, 'reference', 10)
+
+        def publish():
+            reference.publish(JointTrajectoryPoint(positions=Q, velocities=QD,
+                                                   accelerations=QDD))
+            message = JointState(name=['shoulder', 'elbow'], position=Q, velocity=[0.0, 0.0])
+            message.header.stamp = ros.node.get_clock().now().to_msg()
+            states.publish(message)
+            time.sleep(0.01)
+            return len(controller) >= 30
+        wait_for(publish, 90.0, '30 commands through the watchdog')
+        os.killpg(producer.process.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        wait_for(lambda: any(not c.any() for t, c in controller if t > killed), 30.0,
+                 "the watchdog's zero")
+        time.sleep(0.5)   # anything after the zero would arrive here
+        assert processes['command_watchdog'].alive(), processes['command_watchdog'].output()
+    held = expected_command(parameters['inverse_dynamics'])
+    assert np.abs(held).max() > 0.1, held
+    # the producer's own topic: silent from the kill on (commands in flight excepted)
+    assert direct[-1][0] < killed + 0.2, 'the producer published after its SIGKILL'
+    # the watchdog's commands: from the first that is not the streamed one (a ramp's factor
+    # is below 1 from its first step); before it, the stream's last commands relayed
+    factors = [float(c @ held / (held @ held)) for _, c in controller]
+    start = next(k for k, f in enumerate(factors) if f < 1.0 - 1e-12 and controller[k][0] > killed)
+    assert all(np.allclose(c, held, atol=1e-9) for _, c in controller[start - 10:start])
+    after, factors = controller[start:], factors[start:]
+    stream_end = controller[start - 1][0]
+    for (_, command), factor in zip(after, factors):
+        assert np.allclose(command, factor * held, atol=1e-12), (command, held)
+    assert all(b <= a + 1e-12 for a, b in zip(factors, factors[1:])), factors
+    assert 0.0 <= factors[0] < 1.0, factors
+    assert factors[-1] == 0.0 and np.array_equal(after[-1][1], np.zeros(2)), factors
+    assert factors.count(0.0) == 1, 'one zero, then nothing'
+    assert len(after) >= 3, ('a ramp, not a step', factors)   # 50 Hz: 10 over 0.2 s
+    first, zero = after[0][0] - stream_end, after[-1][0] - stream_end
+    timeout, duration = watchdog['command_timeout'], watchdog['stale_duration']
+    assert first <= timeout + 1.5 and zero <= timeout + duration + 2.0, (first, zero)
+    print(f'{recipe}: last streamed command held {first * 1e3:.0f} ms (command_timeout '
+          f'{timeout} s), then a ramp of {len(after) - 1} commands, zero at '
+          f'{zero * 1e3:.0f} ms (stale_duration {duration} s); on feedforward nothing after '
+          f'the kill')
+
+
+def test_the_watchdog_relays_checked_commands_and_names_a_bad_parameter():
+    """Wrong-length and non-finite commands are dropped; command_timeout 0 is one error line."""
+    namespace = unique_namespace()
+    with NodeProcess('command_watchdog', namespace, {'size': 2, 'on_stale': 'silent'}) as node, \
+            RosClient(namespace) as ros:
+        out = []
+        ros.node.create_subscription(Float64MultiArray, 'commands_out',
+                                     lambda m: out.append(list(m.data)), 100)
+        publisher = ros.node.create_publisher(Float64MultiArray, 'commands_in', 10)
+        wait_for(lambda: publisher.get_subscription_count() == 1, 30.0, 'the watchdog')
+        for data in ([1.0, 2.0, 3.0], [float('nan'), 1.0], [1.0, 2.0]):
+            publisher.publish(Float64MultiArray(data=data))
+        wait_for(lambda: out, 10.0, 'the relayed command')
+        time.sleep(0.3)
+        assert out == [[1.0, 2.0]], out
+        assert 'dropped a command of 3 values (size 2' in node.output(), node.output()
+    for value in (0.0, -1.0):
+        bad = NodeProcess('command_watchdog', unique_namespace(), {'command_timeout': value})
+        with bad:
+            wait_for(lambda: not bad.alive(), 30.0, 'the refused start')
+        lines = [line for line in bad.output().splitlines() if line.strip()]
+        assert bad.process.returncode == 1, bad.output()
+        assert len(lines) == 1 and '[ERROR]' in lines[0] and 'command_timeout' in lines[0], lines
