@@ -26,9 +26,11 @@ are printed and bounded only loosely above (a loaded machine delivers
 late, not early).
 """
 
+import contextlib
 import os
 import signal
 import time
+import types
 
 from bringup_helpers import recipe_commands
 import numpy as np
@@ -66,10 +68,9 @@ def expected_command(parameters: dict) -> np.ndarray:
     return tau if parameters['include_gravity'] else tau - model.gravity_torques(q)
 
 
-@pytest.mark.parametrize('recipe', ['effort_interface', 'franka', 'ur'])
-def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
-    parameters = recipe_parameters(recipe)
-    watchdog = parameters['command_watchdog']
+@contextlib.contextmanager
+def recipe_stream(recipe: str):
+    """Run a recipe's nodes on the 2R arm; yield (producer, watchdog, stream) once 30 came."""
     namespace = unique_namespace()
     commands = recipe_commands(recipe, {'robot': TWO_R, 'namespace': namespace,
                                         'joints': '[shoulder, elbow]', 'size': '2'})
@@ -77,50 +78,82 @@ def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
                  commands.items()}
     for name, process in processes.items():
         process.args = commands[name][1]
-    producer = processes['inverse_dynamics']
-    with processes['command_watchdog'], producer, RosClient(namespace) as ros:
-        controller, direct = [], []
+    with processes['command_watchdog'], processes['inverse_dynamics'], \
+            RosClient(namespace) as ros:
+        stream = types.SimpleNamespace(controller=[], direct=[])
         ros.node.create_subscription(
             Float64MultiArray, 'effort_controller/commands',
-            lambda m: controller.append((time.monotonic(), np.array(m.data))), 100)
+            lambda m: stream.controller.append((time.monotonic(), np.array(m.data))), 100)
         ros.node.create_subscription(
             Float64MultiArray, 'feedforward',
-            lambda m: direct.append((time.monotonic(), np.array(m.data))), 100)
+            lambda m: stream.direct.append((time.monotonic(), np.array(m.data))), 100)
         states = ros.node.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
         reference = ros.node.create_publisher(JointTrajectoryPoint, 'reference', 10)
 
-        def publish():
-            reference.publish(JointTrajectoryPoint(positions=Q, velocities=QD,
-                                                   accelerations=QDD))
-            message = JointState(name=['shoulder', 'elbow'], position=Q, velocity=[0.0, 0.0])
-            message.header.stamp = ros.node.get_clock().now().to_msg()
-            states.publish(message)
-            time.sleep(0.01)
-            return len(controller) >= 30
-        wait_for(publish, 90.0, '30 commands through the watchdog')
+        def publish(count: int = 1) -> None:
+            for _ in range(count):
+                reference.publish(JointTrajectoryPoint(positions=Q, velocities=QD,
+                                                       accelerations=QDD))
+                message = JointState(name=['shoulder', 'elbow'], position=Q,
+                                     velocity=[0.0, 0.0])
+                message.header.stamp = ros.node.get_clock().now().to_msg()
+                states.publish(message)
+                time.sleep(0.01)
+        stream.publish = publish
+        wait_for(lambda: publish() or len(stream.controller) >= 30, 90.0,
+                 '30 commands through the watchdog')
+        yield processes['inverse_dynamics'], processes['command_watchdog'], stream
+
+
+def ramp_after(stream, held: np.ndarray) -> tuple:
+    """
+    Return (arrival of the last relayed command before it, [(arrival, factor)]) of the ramp.
+
+    The controller's commands are the producer's (``stream.direct``, relayed
+    unchanged and in order) and the watchdog's own: matched from the end
+    against the producer's sequence, the first of its own starts the ramp,
+    which ends at its zero. Every command is checked to be factor * held (the producer's
+    own stale ramp, on a delayed state, is one too).
+    """
+    own, k = [], len(stream.direct) - 1   # from the end: the first ones predate discovery
+    for index in reversed(range(len(stream.controller))):
+        if k >= 0 and np.array_equal(stream.controller[index][1], stream.direct[k][1]):
+            k -= 1
+        else:
+            own.insert(0, index)
+    assert own, 'no command of the watchdog'
+    factors = [float(c @ held / (held @ held)) for _, c in stream.controller]
+    for (_, command), factor in zip(stream.controller, factors):
+        assert np.allclose(command, factor * held, atol=1e-12), (command, held)
+    assert sum(1 for f in factors if f == 1.0) >= 20, 'the streamed command'
+    first = own[0]
+    end = next(i for i in range(first, len(factors)) if factors[i] == 0.0)
+    assert own[:end - first + 1] == list(range(first, end + 1)), 'one run of its own'
+    ramp = [(stream.controller[i][0], factors[i]) for i in range(first, end + 1)]
+    values = [factors[first - 1]] + [f for _, f in ramp]
+    assert all(b <= a + 1e-12 for a, b in zip(values, values[1:])), values
+    return stream.controller[first - 1][0], ramp
+
+
+@pytest.mark.parametrize('recipe', ['effort_interface', 'franka', 'ur'])
+def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
+    parameters = recipe_parameters(recipe)
+    watchdog = parameters['command_watchdog']
+    with recipe_stream(recipe) as (producer, relay, stream):
         os.killpg(producer.process.pid, signal.SIGKILL)
         killed = time.monotonic()
-        wait_for(lambda: any(not c.any() for t, c in controller if t > killed), 30.0,
+        wait_for(lambda: any(not c.any() for t, c in stream.controller if t > killed), 30.0,
                  "the watchdog's zero")
         time.sleep(0.5)   # anything after the zero would arrive here
-        assert processes['command_watchdog'].alive(), processes['command_watchdog'].output()
+        assert relay.alive(), relay.output()
     held = expected_command(parameters['inverse_dynamics'])
     assert np.abs(held).max() > 0.1, held
     # the producer's own topic: silent from the kill on (commands in flight excepted)
-    assert direct[-1][0] < killed + 0.2, 'the producer published after its SIGKILL'
-    # the watchdog's commands: from the first that is not the streamed one (a ramp's factor
-    # is below 1 from its first step); before it, the stream's last commands relayed
-    factors = [float(c @ held / (held @ held)) for _, c in controller]
-    start = next(k for k, f in enumerate(factors) if f < 1.0 - 1e-12 and controller[k][0] > killed)
-    assert all(np.allclose(c, held, atol=1e-9) for _, c in controller[start - 10:start])
-    after, factors = controller[start:], factors[start:]
-    stream_end = controller[start - 1][0]
-    for (_, command), factor in zip(after, factors):
-        assert np.allclose(command, factor * held, atol=1e-12), (command, held)
-    assert all(b <= a + 1e-12 for a, b in zip(factors, factors[1:])), factors
+    assert stream.direct[-1][0] < killed + 0.2, 'the producer published after its SIGKILL'
+    stream_end, after = ramp_after(stream, held)
+    factors = [f for _, f in after]
     assert 0.0 <= factors[0] < 1.0, factors
-    assert factors[-1] == 0.0 and np.array_equal(after[-1][1], np.zeros(2)), factors
-    assert factors.count(0.0) == 1, 'one zero, then nothing'
+    assert after[-1][0] == stream.controller[-1][0], 'one zero, then nothing'
     assert len(after) >= 3, ('a ramp, not a step', factors)   # 50 Hz: 10 over 0.2 s
     first, zero = after[0][0] - stream_end, after[-1][0] - stream_end
     timeout, duration = watchdog['command_timeout'], watchdog['stale_duration']
@@ -129,6 +162,35 @@ def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
           f'{timeout} s), then a ramp of {len(after) - 1} commands, zero at '
           f'{zero * 1e3:.0f} ms (stale_duration {duration} s); on feedforward nothing after '
           f'the kill')
+
+
+def test_a_stalled_producer_is_ramped_out_and_takes_over_again():
+    """
+    SIGSTOP (a stall: the process alive, no command), then SIGCONT.
+
+    The watchdog ramps the last command out as for a dead producer; once the
+    producer runs again its commands pass at once (a step back to the
+    streamed torque: a stall longer than command_timeout is not bridged).
+    """
+    held = expected_command(recipe_parameters('effort_interface')['inverse_dynamics'])
+    with recipe_stream('effort_interface') as (producer, relay, stream):
+        os.killpg(producer.process.pid, signal.SIGSTOP)
+        stopped = time.monotonic()
+        try:
+            wait_for(lambda: any(not c.any() for t, c in stream.controller if t > stopped),
+                     30.0, "the watchdog's zero")
+        finally:
+            os.killpg(producer.process.pid, signal.SIGCONT)
+        resumed = time.monotonic()
+        wait_for(lambda: stream.publish() or sum(
+            1 for t, c in stream.controller if t > resumed and np.allclose(c, held)) >= 10,
+            30.0, 'the stream again')
+        assert producer.alive() and relay.alive(), producer.output() + relay.output()
+    _, ramp = ramp_after(stream, held)
+    assert len(ramp) >= 3 and ramp[-1][1] == 0.0, ramp
+    again = next(t for t, c in stream.controller if t > resumed and np.allclose(c, held))
+    print(f'stalled producer: ramp of {len(ramp) - 1} commands, zero; resumed: the stream '
+          f'relayed again {1e3 * (again - resumed):.0f} ms after SIGCONT')
 
 
 def test_the_watchdog_relays_checked_commands_and_names_a_bad_parameter():

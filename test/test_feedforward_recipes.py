@@ -19,7 +19,7 @@ import importlib.util
 import os
 import types
 
-from bringup_helpers import RECIPES, recipe_commands
+from bringup_helpers import recipe_commands, RECIPES
 import pytest
 from ros_dynamics.bringup import section
 from test_launch_files import launch_stand_ins  # noqa: F401 - a fixture used here

@@ -88,6 +88,12 @@ class StalePolicy:
                   and self._now() - self._last_time > self._timeout()):
                 self._release(f'no fresh input for {self._timeout()} s')
 
+    def release(self, reason: str) -> None:
+        """Apply the policy now, as when the input goes stale (once per command sent)."""
+        with self.lock:
+            if self._last_time is not None and not self._released:
+                self._release(reason)
+
     def _release(self, reason: str) -> None:
         self._released = True
         logger = self._node.get_logger()
