@@ -27,11 +27,13 @@ g(q) - M(q) kd qd) it stops about velocity / kd from where it was.
 """
 
 import argparse
+import atexit
 from dataclasses import dataclass, field
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import Optional
@@ -204,7 +206,15 @@ def namespace(text: str) -> str:
 
 
 def parameter_value(text: str):
-    """Return a parameter's value from its text as ``-p name:=text`` reads it (YAML)."""
+    """
+    Return a parameter's value from its text as ``-p name:=text`` reads it (YAML).
+
+    A document (text over several lines, or XML: a ``robot_description``
+    from a xacro ``Command``) is a string as it is, as launch_ros takes it
+    with ``ParameterValue(..., value_type=str)``.
+    """
+    if '\n' in text or text.lstrip().startswith('<'):
+        return text
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError:
@@ -229,11 +239,24 @@ def command(node: NodeDeclaration, values: dict, extra: dict) -> list:
         args += ['-r', f'__ns:={namespace(values["namespace"])}']
     for parameters in files:
         args += ['--params-file', parameters]
+    documents = {name: text for name, text in overrides.items() if '\n' in text}
+    if documents:   # rcl's -p takes one line of YAML: a document goes in a file of its own
+        args += ['--params-file', document_file(documents)]
     for name, text in overrides.items():
-        args += ['-p', f'{name}:={text}']
+        if name not in documents:
+            args += ['-p', f'{name}:={text}']
     for source, target in node.remappings.items():
         args += ['-r', f'{source}:={target}']
     return args
+
+
+def document_file(documents: dict) -> str:
+    """Write {parameter: text} as a parameter file for every node; removed at exit."""
+    handle, path = tempfile.mkstemp(prefix='bringup_', suffix='.yaml')
+    with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+        yaml.safe_dump({'/**': {'ros__parameters': documents}}, stream)
+    atexit.register(lambda: os.path.exists(path) and os.remove(path))
+    return path
 
 
 def kick_velocities(text: str) -> dict:

@@ -132,3 +132,64 @@ def test_each_recipe_feeds_what_its_robot_expects(recipe):
     assert watchdog['size'] == len(dynamics['joints'])
     assert watchdog['on_stale'] == dynamics['on_stale'] == 'ramp'
     assert 0 < watchdog['command_timeout'] <= 0.1
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('source', ['topic', 'parameter'])
+def test_the_recipe_takes_the_description_as_ros_users_give_it(source):
+    """
+    A namespaced recipe fed its URDF by robot_state_publisher's topic or a string parameter.
+
+    ``topic``: nothing given, the node waits for ``<namespace>/robot_description``
+    (published here transient local before the node starts, as
+    robot_state_publisher does); ``parameter``: ``robot_description:=<xml>``,
+    what a xacro ``Command`` substitution gives. Either way the stream answers
+    in the namespace, through the watchdog.
+    """
+    import time
+
+    import numpy as np
+    from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
+    from ros_dynamics import RobotModel
+    from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray, String
+    path = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
+    xml = open(path, encoding='utf-8').read()
+    namespace = unique_namespace()
+    given = {'namespace': namespace, 'joints': '[shoulder, elbow]', 'size': '2'}
+    if source == 'parameter':
+        given['robot_description'] = xml
+    commands = recipe_commands('effort_interface', given)
+    with RosClient(namespace) as ros:
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        description = ros.node.create_publisher(String, 'robot_description', latched)
+        if source == 'topic':
+            description.publish(String(data=xml))
+        processes = [NodeProcess(executable, namespace) for executable, _ in commands.values()]
+        for process, (_, args) in zip(processes, commands.values()):
+            process.args = args
+        with processes[0], processes[1]:
+            received = []
+            ros.node.create_subscription(Float64MultiArray, 'effort_controller/commands',
+                                         lambda m: received.append(np.array(m.data)), 100)
+            states = ros.node.create_publisher(JointState, 'joint_states',
+                                               qos_profile_sensor_data)
+
+            def streamed() -> bool:
+                message = JointState(name=['shoulder', 'elbow'], position=[0.4, -0.9],
+                                     velocity=[0.0, 0.0])
+                message.header.stamp = ros.node.get_clock().now().to_msg()
+                states.publish(message)
+                time.sleep(0.01)
+                return len(received) >= 10
+            try:
+                wait_for(streamed, 90.0, 'commands in the namespace')
+            except AssertionError as error:
+                raise AssertionError(f'{error}: {processes[0].output()}') from None
+            output = processes[0].output()
+    expected = RobotModel.from_urdf_file(path).gravity_torques(np.array([0.4, -0.9]))
+    # g(q) of the streamed state (a state delayed past state_timeout starts the node's ramp)
+    assert sum(1 for c in received if np.allclose(c, expected, atol=1e-9)) >= 5, received
+    origin = 'topic robot_description' if source == 'topic' else 'parameter robot_description'
+    assert origin in output, output
