@@ -9,7 +9,8 @@ command and serves no dynamics; ``configure`` (``~/change_state``) loads the
 model (the services answer, still no command), ``activate`` starts the
 stream, ``deactivate`` stops it and applies ``on_stale`` (a ramp here: the
 last command ramped to an exact zero, then silence); ``cleanup`` is refused.
-A configure that cannot load the model fails (the node stays unconfigured,
+The cartesian impedance controller is managed the same way. A configure that cannot load
+the model fails (the node stays unconfigured,
 one ``[ERROR]`` line), and with ``autostart`` true the same is one line and
 exit status 1.
 """
@@ -34,13 +35,13 @@ TWO_R = os.path.join(ROOT, 'urdf', 'planar_2r.urdf')
 Q = [0.4, -0.9]
 
 
-def state_of(ros) -> int:
-    return ros.call(GetState, 'inverse_dynamics/get_state', GetState.Request()).current_state.id
+def state_of(ros, node: str = 'inverse_dynamics') -> int:
+    return ros.call(GetState, f'{node}/get_state', GetState.Request()).current_state.id
 
 
-def change(ros, transition: int) -> bool:
+def change(ros, transition: int, node: str = 'inverse_dynamics') -> bool:
     request = ChangeState.Request(transition=Transition(id=transition))
-    return ros.call(ChangeState, 'inverse_dynamics/change_state', request, timeout=60.0).success
+    return ros.call(ChangeState, f'{node}/change_state', request, timeout=60.0).success
 
 
 def test_transitions_through_the_lifecycle_services():
@@ -128,3 +129,36 @@ def test_a_configure_that_cannot_load_the_model_fails_in_one_line():
     assert started.process.returncode == 1, started.output()
     assert len(errors) == 1 and 'cannot start' in errors[0] and 'no_such_arm.urdf' in errors[0]
     assert 'Traceback' not in started.output(), started.output()
+
+
+def test_the_impedance_controller_is_managed_too():
+    namespace, node = unique_namespace(), 'cartesian_impedance_controller'
+    parameters = {'urdf_path': TWO_R, 'autostart': False, 'link': 'tool', 'axes': [0, 2],
+                  'on_stale': 'zero', 'state_timeout': 0.1}
+    with NodeProcess(node, namespace, parameters) as process, RosClient(namespace) as ros:
+        received = []
+        ros.node.create_subscription(Float64MultiArray, 'commands',
+                                     lambda m: received.append(np.array(m.data)), 100)
+        states = ros.node.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
+
+        def publish() -> bool:
+            message = JointState(name=['shoulder', 'elbow'], position=Q, velocity=[0.0, 0.0])
+            message.header.stamp = ros.node.get_clock().now().to_msg()
+            states.publish(message)
+            time.sleep(0.01)
+            return len(received) >= 20
+        assert state_of(ros, node) == State.PRIMARY_STATE_UNCONFIGURED
+        assert change(ros, Transition.TRANSITION_CONFIGURE, node)
+        for _ in range(30):
+            publish()
+        assert received == [] and state_of(ros, node) == State.PRIMARY_STATE_INACTIVE
+        assert change(ros, Transition.TRANSITION_ACTIVATE, node)
+        wait_for(publish, 30.0, '20 commands once active')
+        count = len(received)
+        assert change(ros, Transition.TRANSITION_DEACTIVATE, node)
+        wait_for(lambda: publish() or any(not c.any() for c in received[count:]), 30.0,
+                 'the zero')
+        assert process.alive(), process.output()
+    assert np.abs(received[count - 1]).max() > 1.0
+    zeros = [k for k in range(count, len(received)) if not received[k].any()]
+    assert len(zeros) == 1 and zeros[0] == len(received) - 1, 'one zero, then nothing'
