@@ -40,6 +40,7 @@ from ros_dynamics import RobotModel
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from test_node_parameter_errors import set_parameters
 from trajectory_msgs.msg import JointTrajectoryPoint
 import yaml
 
@@ -193,8 +194,8 @@ def test_a_stalled_producer_is_ramped_out_and_takes_over_again():
           f'relayed again {1e3 * (again - resumed):.0f} ms after SIGCONT')
 
 
-def test_the_watchdog_relays_checked_commands_and_names_a_bad_parameter():
-    """Wrong-length and non-finite commands are dropped; command_timeout 0 is one error line."""
+def test_the_watchdog_relays_checked_commands_and_refuses_bad_sets():
+    """Wrong-length and non-finite commands are dropped; a bad runtime set is refused."""
     namespace = unique_namespace()
     with NodeProcess('command_watchdog', namespace, {'size': 2, 'on_stale': 'silent'}) as node, \
             RosClient(namespace) as ros:
@@ -209,10 +210,20 @@ def test_the_watchdog_relays_checked_commands_and_names_a_bad_parameter():
         time.sleep(0.3)
         assert out == [[1.0, 2.0]], out
         assert 'dropped a command of 3 values (size 2' in node.output(), node.output()
-    for value in (0.0, -1.0):
-        bad = NodeProcess('command_watchdog', unique_namespace(), {'command_timeout': value})
-        with bad:
-            wait_for(lambda: not bad.alive(), 30.0, 'the refused start')
-        lines = [line for line in bad.output().splitlines() if line.strip()]
-        assert bad.process.returncode == 1, bad.output()
-        assert len(lines) == 1 and '[ERROR]' in lines[0] and 'command_timeout' in lines[0], lines
+        for name, value in (('command_timeout', 0.0), ('on_stale', 'drop'), ('size', -1),
+                            ('stale_duration', float('nan'))):
+            result = set_parameters(ros, 'command_watchdog', **{name: value})
+            assert not result.successful and name in result.reason, (name, result.reason)
+        assert set_parameters(ros, 'command_watchdog', command_timeout=1).successful
+
+
+@pytest.mark.parametrize('name, value', [
+    ('command_timeout', 0.0), ('command_timeout', -1.0), ('command_timeout', 'fast'),
+    ('on_stale', 'drop'), ('size', -1), ('size', 2.5), ('stale_duration', -0.5)], ids=repr)
+def test_a_bad_parameter_is_one_error_line_and_exit_1(name, value):
+    bad = NodeProcess('command_watchdog', unique_namespace(), {name: value})
+    with bad:
+        wait_for(lambda: not bad.alive(), 30.0, 'the refused start')
+    lines = [line for line in bad.output().splitlines() if line.strip()]
+    assert bad.process.returncode == 1, bad.output()
+    assert len(lines) == 1 and '[ERROR]' in lines[0] and name in lines[0], lines
