@@ -210,6 +210,12 @@ def test_the_watchdog_relays_checked_commands_and_refuses_bad_sets():
         time.sleep(0.3)
         assert out == [[1.0, 2.0]], out
         assert 'dropped a command of 3 values (size 2' in node.output(), node.output()
+        # after a zero command (a producer's own ramp ends in one) there is nothing to release
+        assert set_parameters(ros, 'command_watchdog', on_stale='zero').successful
+        publisher.publish(Float64MultiArray(data=[0.0, 0.0]))
+        wait_for(lambda: len(out) == 2, 10.0, 'the zero relayed')
+        time.sleep(0.5)   # command_timeout 0.1 s: a release would have sent a second zero
+        assert out == [[1.0, 2.0], [0.0, 0.0]], out
         for name, value in (('command_timeout', 0.0), ('on_stale', 'drop'), ('size', -1),
                             ('stale_duration', float('nan'))):
             result = set_parameters(ros, 'command_watchdog', **{name: value})
