@@ -301,7 +301,9 @@ def run(nodes: list, values: dict, extra: dict, timeout: float = 10.0,
     if velocities:
         from ros_dynamics.nodes.kick import kick   # rclpy: only when kicking
         simulator = next(n.name for n in nodes if n.executable == 'simulator_node')
-        threading.Thread(target=kick, args=(f'/{simulator}/set_state', velocities, kick_after,
+        prefix = namespace(values['namespace']).rstrip('/') if values.get('namespace') else ''
+        threading.Thread(target=kick, args=(f'{prefix}/{simulator}/set_state', velocities,
+                                            kick_after,
                                             stopping), daemon=True).start()
     status = 0
     while not stopping:

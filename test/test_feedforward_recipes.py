@@ -21,7 +21,8 @@ import types
 
 from bringup_helpers import recipe_commands, RECIPES
 import pytest
-from ros_dynamics.bringup import section
+from ros_dynamics.bringup import (command, load_arguments, load_declaration, resolve_arguments,
+                                  section)
 from test_launch_files import launch_stand_ins  # noqa: F401 - a fixture used here
 import yaml
 
@@ -29,10 +30,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 XML = '<robot name="two"><link name="base_link"/></robot>'
 
 
-def launched(given: dict) -> dict:
-    """Return {node: (namespace, parameters, remappings)} of feedforward.launch.py."""
-    path = os.path.join(ROOT, 'launch', 'feedforward.launch.py')
-    spec = importlib.util.spec_from_file_location('feedforward_launch', path)
+def launched(given: dict, launch_file: str = 'feedforward.launch.py') -> dict:
+    """Return {node: (namespace, parameters, remappings)} a launch file starts."""
+    path = os.path.join(ROOT, 'launch', launch_file)
+    spec = importlib.util.spec_from_file_location(launch_file.split('.')[0], path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     actions = module.generate_launch_description()
@@ -46,7 +47,7 @@ def launched(given: dict) -> dict:
         **{a.args[0]: a.kwargs['default_value'] for a in arguments}, **given})
     (opaque,) = [a for a in actions if 'function' in a.kwargs]
     out = {}
-    for node in opaque.kwargs['function'](context):
+    for node in opaque.kwargs['function'](context, *opaque.kwargs.get('args', [])):
         values = {}
         for entry in node.kwargs['parameters']:
             if isinstance(entry, str):
@@ -80,6 +81,23 @@ def from_command_line(args: list, name: str) -> tuple:
 def brought_up(recipe: str, given: dict) -> dict:
     return {name: from_command_line(args, name)
             for name, (_, args) in recipe_commands(recipe, given).items()}
+
+
+def test_the_simulation_takes_a_namespace_alike(launch_stand_ins):  # noqa: F811
+    """The declaration of make run: namespace:=NS moves every node, alike in both runners."""
+    pytest.importorskip('rclpy')
+    path = os.path.join(ROOT, 'config', 'bringup.yaml')
+    _, nodes = load_declaration(path)
+    for given in ({}, {'namespace': 'arm1'}, {'namespace': 'arm1', 'use_sim_time': 'false'}):
+        values, extra = resolve_arguments(load_arguments(path), given)
+        bringup = {n.name: from_command_line(command(n, values, extra), n.name) for n in nodes}
+        launch = launched(given, 'sim_gravity_compensation.launch.py')
+        assert launch == bringup, given
+        expected = '/arm1' if given else '/'
+        assert {ns for ns, _, _ in launch.values()} == {expected}, launch
+        simulator = launch['simulator'][1]
+        assert simulator['hold_until_command'] is True, 'its /**/simulator section applies'
+        assert launch['inverse_dynamics'][2] == {'commands': 'simulator/commands'}
 
 
 @pytest.mark.parametrize('recipe', RECIPES)
