@@ -61,6 +61,12 @@ unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
 
+A managed (lifecycle) node (nodes/managed.py): configure loads and checks
+the model and creates the services and topics, activate starts the stream,
+deactivate (and shutdown, errors) stops it and applies ``on_stale`` to the
+last command; ``autostart`` (default true) does configure and activate at
+start-up.
+
 The stream is lean: ``joint_states`` arrive as serialised bytes (a raw
 subscription) of which only the stamp, names, positions and velocities are
 decoded (``nodes/cdr.py``, names parsed only when they change), and the
@@ -83,7 +89,7 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics.control import computed_torque
 from ros_dynamics.nodes import cdr, gravity_stream, time_optimal_service
@@ -93,6 +99,7 @@ from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, ma
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
                                        Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.managed import ManagedStream
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
@@ -179,11 +186,11 @@ class Feedforward:
         self.armed_at = -math.inf
 
 
-class InverseDynamicsNode(Node):
-    """Serve inverse/forward/trajectory dynamics and stream feedforward torques."""
+class InverseDynamicsNode(ManagedStream, LifecycleNode):
+    """Serve inverse/forward/trajectory dynamics and stream feedforward torques (managed)."""
 
     def __init__(self) -> None:
-        """Declare parameters, load the model, create services, topics and timers."""
+        """Declare and check the parameters; configure and activate if ``autostart``."""
         super().__init__('inverse_dynamics')
         self._mode = declare(
             self, 'mode', 'gravity_compensation',
@@ -235,8 +242,8 @@ class InverseDynamicsNode(Node):
             'reference (friction of the reference velocity) or measured (of the measured '
             'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION),
             flexible=True)).lower()   # flexible: YAML's bare false is the choice 'false'
-        period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
-                         read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
+        self._period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
+                               read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
         self._lock = threading.Lock()
         self._feedforward: Optional[Feedforward] = None
         self._vectors: Optional[tuple] = None
@@ -252,11 +259,15 @@ class InverseDynamicsNode(Node):
         problem = self._check(self._values())
         if problem:
             raise ParameterError(f'parameter {problem}', self.get_logger().name)
-        self._starting = True   # a stream that cannot be configured now is a start-up error
-
-        self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
         self._effort_states = None   # effort_commands, once publish_joint_state
         self._references = False     # reference and reference_trajectory subscribed
+        self.add_on_set_parameters_callback(self._on_parameters)
+        self.start_managed()   # nodes/managed.py: configure_stream, then the stream on activate
+
+    def configure_stream(self) -> None:
+        """Load and check the model; create the services, topics, timers and stale policy."""
+        self._starting = True   # a stream that cannot be configured now is a start-up error
+        self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._create_stream_subscription()
         self._update_interfaces()
@@ -264,7 +275,6 @@ class InverseDynamicsNode(Node):
         self.create_service(ForwardDynamics, '~/forward_dynamics', self._forward_dynamics)
         self.create_service(TrajectoryDynamics, '~/trajectory_dynamics',
                             self._trajectory_dynamics)
-        self.add_on_set_parameters_callback(self._on_parameters)
         self._odometry = BaseOdometry(self, self._time.nanoseconds)   # nodes/base_stream.py
         self._models = ModelSource(self, on_change=self._on_model, strict=True, bases=True)
         self._starting = False
@@ -274,13 +284,17 @@ class InverseDynamicsNode(Node):
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self._time_optimal = time_optimal_service.TimeOptimalService(   # its own thread
             self, self._models, lambda: self._friction != 'false')
-        self.create_timer(period, self._publish_diagnostics)
+        self.create_timer(self._period, self._publish_diagnostics)
         # the watchdog (nodes/stale.py): no fresh joint state for state_timeout s of the node
         # clock (simulated time under use_sim_time: a paused simulation is not a stale one)
         self._stale_policy = StalePolicy(self, self._send_stale,
                                          lambda: self._time.nanoseconds() * 1e-9,
                                          lambda: self._timeout, self._on_stale,
                                          self._stale_duration)
+
+    def release_stream(self, reason: str) -> None:
+        """Apply the stale policy to the last command (deactivate, shutdown, error)."""
+        self._stale_policy.release(reason)
 
     def _update_interfaces(self) -> None:
         """
@@ -478,6 +492,8 @@ class InverseDynamicsNode(Node):
         big-endian peer) goes through rclpy's deserialiser, which refuses
         what it cannot read.
         """
+        if not self.stream_active:   # a managed node streams while active only
+            return
         start = time.perf_counter()
         now = self._time.nanoseconds()
         feedforward = self._feedforward
@@ -547,6 +563,8 @@ class InverseDynamicsNode(Node):
 
     def _on_joint_state_message(self, message: JointState) -> None:
         """Take a JointState message object (the fallback when the byte layout differs)."""
+        if not self.stream_active:
+            return
         stamp = message.header.stamp
         self._on_joint_state(stamp.sec * 1_000_000_000 + stamp.nanosec, message.name,
                              message.position, message.velocity, message.effort)
