@@ -82,10 +82,11 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
 from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes import cdr, gravity_stream, time_optimal_service
+from ros_dynamics.nodes.base_state import BaseJoint
+from ros_dynamics.nodes.base_stream import BaseOdometry
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
                                        Timing)
@@ -135,7 +136,8 @@ class Feedforward:
         """Check ``joints``, ``unlisted`` and the gains against the model and build the maps."""
         if unlisted not in UNLISTED:
             raise ValueError(f'unlisted_joints: {unlisted!r} is not one of {", ".join(UNLISTED)}')
-        self.model = model
+        self.model = model   # a RobotModel, or the ActuatedModel of a base (nodes/base_stream.py)
+        self.base = getattr(model, 'odometry', None)
         self.vectors = JointVectorMap(model.joint_names)
         self.joints = list(joints) or list(model.joint_names)
         self.output = self.vectors.indices(self.joints, 'joints')
@@ -260,7 +262,8 @@ class InverseDynamicsNode(Node):
         self.create_service(TrajectoryDynamics, '~/trajectory_dynamics',
                             self._trajectory_dynamics)
         self.add_on_set_parameters_callback(self._on_parameters)
-        self._models = ModelSource(self, on_change=self._on_model, strict=True)
+        self._odometry = BaseOdometry(self, self._time.nanoseconds)   # nodes/base_stream.py
+        self._models = ModelSource(self, on_change=self._on_model, strict=True, bases=True)
         self._starting = False
         if self._stream_error:
             raise ParameterError(f'parameter {self._stream_error}', self.get_logger().name)
@@ -340,7 +343,8 @@ class InverseDynamicsNode(Node):
 
     def _configure(self, model, joints, kp, kd) -> None:
         try:
-            feedforward = Feedforward(model, joints, kp, kd, self._unlisted)
+            feedforward = Feedforward(self._odometry.actuated(model), joints, kp, kd,
+                                      self._unlisted)
         except Exception as error:  # noqa: B902 - a new model must never end the node
             self._stream_error = str(error)
             if not self._starting:   # at start-up the node stops with this reason
@@ -353,15 +357,16 @@ class InverseDynamicsNode(Node):
             self._feedforward = feedforward
 
     def _on_model(self, model) -> None:
-        self._vectors = (model, JointVectorMap(model.joint_names))
+        self._vectors = self._model_and_vectors(model)
         self._configure(model, self._joints, self._kp, self._kd)
 
-    def _model_and_vectors(self) -> tuple:
-        """Return the current model and its name map (built once per model)."""
-        model = self._models.require()
+    def _model_and_vectors(self, model=None) -> tuple:
+        """Return the model, its actuated joints' name map and its base (once per model)."""
+        model = self._models.require() if model is None else model
         cached = self._vectors
         if cached is None or cached[0] is not model:
-            cached = (model, JointVectorMap(model.joint_names))
+            base = BaseJoint(model)
+            cached = (model, JointVectorMap(base.actuated), base)
         return cached
 
     def _on_parameters(self, parameters) -> SetParametersResult:
@@ -378,7 +383,8 @@ class InverseDynamicsNode(Node):
         model = self._models.model if hasattr(self, '_models') else None
         if not problem and model is not None:
             try:
-                Feedforward(model, joints, kp, kd, values['unlisted_joints'])
+                Feedforward(self._odometry.actuated(model), joints, kp, kd,
+                            values['unlisted_joints'])
             except ValueError as error:
                 problem = str(error)
         if problem:
@@ -569,8 +575,9 @@ class InverseDynamicsNode(Node):
             self._stale()
             return
         if not (feedforward.state.merge(names, position, velocity, seconds)
-                or feedforward.state.fresh(seconds, self._timeout)):
-            self._stale()   # a required joint never or not recently received
+                or feedforward.state.fresh(seconds, self._timeout)) or not (
+                    feedforward.base is None or feedforward.base.fresh(seconds, self._timeout)):
+            self._stale()   # a required joint (or the base's odometry) not recently received
             return
         self._estimation.add(seconds, feedforward.state.q, feedforward.state.qd, effort, names)
         tau = self._torque(feedforward)
@@ -663,20 +670,25 @@ class InverseDynamicsNode(Node):
     @guarded
     def _inverse_dynamics(self, request, response):
         start = time.perf_counter()
-        model, vectors = self._model_and_vectors()
+        model, vectors, base = self._model_and_vectors()   # the base: nodes/base_state.py
         state = request.state
         names = state.name
-        q = vectors.vector(names, state.position, 'state.position')
+        q = base.configuration(vectors.vector(names, state.position, 'state.position'),
+                               request.base_pose)
         friction = self._friction != 'false'
         if request.gravity_only:
             effort = model.gravity_torques(q)
             qd = np.zeros(model.dof)
             if friction:
-                effort = effort + model.friction_torques(
-                    vectors.vector(names, state.velocity, 'state.velocity', default=0.0))
+                effort = effort + model.friction_torques(base.velocity(vectors.vector(
+                    names, state.velocity, 'state.velocity', default=0.0), request.base_twist,
+                    'base_twist'))
         else:
-            qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
-            qdd = vectors.vector(names, request.accelerations, 'accelerations', default=0.0)
+            qd = base.velocity(vectors.vector(names, state.velocity, 'state.velocity',
+                                              default=0.0), request.base_twist, 'base_twist')
+            qdd = base.velocity(vectors.vector(names, request.accelerations, 'accelerations',
+                                               default=0.0),
+                                request.base_acceleration, 'base_acceleration')
             wrenches = wrenches_from(request.external_wrenches)
             effort = model.inverse_dynamics(q, qd, qdd, wrenches or None, friction=friction)
         included = 'included at state.velocity' if friction else 'not included'
@@ -689,11 +701,12 @@ class InverseDynamicsNode(Node):
         response.armature_included = armature and (not request.gravity_only
                                                    or request.want_mass_matrix)
         response.joint_names = vectors.joint_name_list
-        response.effort = doubles(effort)
+        response.effort = doubles(base.joints(effort))
+        response.base_wrench, response.base_dof = base.wrench(effort), base.nv_base
         if request.want_gravity_torques:
-            response.gravity_torques = model.gravity_torques(q).tolist()
+            response.gravity_torques = base.joints(model.gravity_torques(q)).tolist()
         if request.want_bias_torques:
-            response.bias_torques = model.bias_torques(q, qd).tolist()
+            response.bias_torques = base.joints(model.bias_torques(q, qd)).tolist()
         if request.want_mass_matrix:
             response.mass_matrix = matrix_message(model.mass_matrix(q))
         if request.want_coriolis_matrix:
@@ -703,29 +716,33 @@ class InverseDynamicsNode(Node):
 
     @guarded
     def _forward_dynamics(self, request, response):
-        model, vectors = self._model_and_vectors()
+        model, vectors, base = self._model_and_vectors()
         state = request.state
         names = list(state.name)
-        q = vectors.vector(names, state.position, 'state.position')
-        qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
-        tau = vectors.vector(names, state.effort, 'state.effort', default=0.0)
+        q = base.configuration(vectors.vector(names, state.position, 'state.position'),
+                               request.base_pose)
+        qd = base.velocity(vectors.vector(names, state.velocity, 'state.velocity', default=0.0),
+                           request.base_twist, 'base_twist')
+        # the base is not actuated: zero generalised force on its rows
+        tau = base.generalized(vectors.vector(names, state.effort, 'state.effort', default=0.0))
         wrenches = wrenches_from(request.external_wrenches)
         friction = self._friction != 'false'
         if friction:   # the motors' efforts: friction takes tau_f(qd) of them
             tau = tau - model.friction_torques(qd)
-        response.joint_names = list(model.joint_names)
-        response.accelerations = model.forward_dynamics(q, qd, tau, wrenches or None).tolist()
+        response.joint_names = vectors.joint_name_list
+        qdd = model.forward_dynamics(q, qd, tau, wrenches or None)
+        response.accelerations, response.base_acceleration = (base.joints(qdd).tolist(),
+                                                              base.accel(qdd))
         response.friction_included = friction
         response.armature_included = bool(model.armature.any())
         return response
 
     @guarded
     def _trajectory_dynamics(self, request, response):
-        model = self._models.require()
+        model, vectors, base = self._model_and_vectors()
         trajectory = request.trajectory
         if not trajectory.points:
             raise ValueError('trajectory: no points')
-        vectors = JointVectorMap(model.joint_names)
         names = list(trajectory.joint_names)
         index = vectors.indices(names, 'trajectory.joint_names')
         rows = {'positions': [], 'velocities': [], 'accelerations': []}
@@ -740,10 +757,11 @@ class InverseDynamicsNode(Node):
         # friction at the points' velocities for reference and measured alike: a planned
         # trajectory has no measured velocity
         friction = self._friction != 'false'
-        efforts, reports, violations = trajectory_efforts(model, times, q, qd, qdd, friction)
+        efforts, reports, violations, response.base_wrenches = base.trajectory_efforts(
+            times, q, qd, qdd, friction, request)   # with the base's per point, if any
         response.friction_included = friction
         response.armature_included = bool(model.armature.any())
-        response.joint_names = list(model.joint_names)
+        response.joint_names = vectors.joint_name_list
         response.times = times
         response.efforts = matrix_message(efforts)
         response.report = [JointActuatorReport(
