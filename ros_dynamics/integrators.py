@@ -5,9 +5,8 @@
 The simulator's fixed-step advance, compiled: a block of steps in one call.
 
 One step (RK4 or semi-implicit Euler) makes four forward-dynamics calls (ABA,
-Featherstone 2008 table 7.1, or the dense solve for mimic joints and the
-multi-dof joints of floating, planar and ball joints) on the joint torques
-of the simulator (simulation.py)
+Featherstone 2008 table 7.1, or the dense solve for mimic joints) on the
+joint torques of the simulator (simulation.py)
 
     tau = effort - d qd - f tanh(qd / v_eps) - o - sigmoid(qd) + k_stop p - c_stop qd_into,
 

@@ -104,8 +104,15 @@ def integrate_into(model, q, v, h, out):
 
     Return True if a quaternion or planar (cos, sin) of q is zero (``out``
     is then not fully written). ``out`` may be ``q`` itself. Units: h in s,
-    v in rad/s and m/s as q's coordinates are in rad and m.
+    v in rad/s and m/s as q's coordinates are in rad and m. A model of
+    one-dof joints (nq = nv: q and v share their indices) takes the plain
+    loop over coordinates, as the integrators did before floating bases.
     """
+    nq = nq_of(model)
+    if nq == nv_of(model):
+        for k in range(nq):
+            out[k] = q[k] + h * v[k]
+        return False
     for i in range(body_count(model)):
         if model[i, COL_NQ] == 0.0:   # a mimic follower owns no coordinate
             continue
@@ -162,6 +169,8 @@ def add_bracket(model, a, b, c, out):
     The commutators of Munthe-Kaas's fourth-order Runge-Kutta
     (integrators.advance).
     """
+    if nq_of(model) == nv_of(model):   # one-dof joints only
+        return
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
         if model[i, COL_NQ] == 0.0 or not (jtype == FREE_FLYER or jtype == SPHERICAL

@@ -79,6 +79,20 @@ class LimitCoordinates:
         return q
 
 
+def per_velocity_coordinate(robot: RobotModel):
+    """
+    Return f(values) mapping per-joint values (joints, ...) to per-velocity-coordinate (nv, ...).
+
+    The actuator terms (``robot.actuators``: viscous, Coulomb, offset, sigmoid)
+    have one row per independent joint; a joint of several coordinates
+    (floating, planar, ball: zero terms, the URDF's are ignored there) repeats
+    its row on each. A copy either way.
+    """
+    sizes = [robot.v_slice(joint).stop - robot.v_slice(joint).start
+             for joint in robot.joint_names]
+    return lambda values: np.repeat(np.asarray(values, dtype=float), sizes, axis=0)
+
+
 def validated_positions(robot: RobotModel, value, name: str) -> np.ndarray:
     """
     Return ``value`` as a finite q (nq,), its quaternions and planar (cos, sin) normalised.

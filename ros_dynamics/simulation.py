@@ -49,7 +49,8 @@ from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import simulation_steps
 from ros_dynamics.model import RobotModel
 from ros_dynamics.runtime import as_array
-from ros_dynamics.sim_coordinates import LimitCoordinates, validated_positions
+from ros_dynamics.sim_coordinates import (LimitCoordinates, per_velocity_coordinate,
+                                          validated_positions)
 from ros_dynamics.statecall import StateCall
 from scipy.integrate import solve_ivp
 
@@ -120,16 +121,17 @@ class Simulator:
         self._chain = None if closures is None else self._chain_data(closures)
         # the compiled step's settings and energy-check state (integrators.py), with the time
         self._control = np.zeros(integrators.NCONTROL)
-        # M qdd = tau - b for mimic joints and the multi-dof joints (nq > nv): not ABA's
-        self._control[integrators.C_DENSE] = robot._has_mimic or robot.nq != robot.nv
+        self._control[integrators.C_DENSE] = robot._has_mimic   # ABA has no mimic step
         self._control[integrators.C_LIMITS] = bool(limits)
         self.dt = dt
         self.integrator = integrator
         actuators = robot.actuators
-        self._damping = self._coefficients(damping, actuators.viscous, 'damping')
-        self._friction = self._coefficients(friction, actuators.coulomb, 'friction')
-        self._offset = actuators.offset.copy() if friction is True else np.zeros(robot.dof)
-        self._sigmoid = (actuators.sigmoid.copy() if friction is True
+        spread = per_velocity_coordinate(robot)   # a joint's terms on each of its coordinates
+        self._damping = self._coefficients(damping, spread(actuators.viscous), 'damping')
+        self._friction = self._coefficients(friction, spread(actuators.coulomb),
+                                            'friction')
+        self._offset = spread(actuators.offset) if friction is True else np.zeros(robot.dof)
+        self._sigmoid = (spread(actuators.sigmoid) if friction is True
                          else np.zeros((robot.dof, 3)))
         self._extra_friction = bool(np.any(self._offset) or np.any(self._sigmoid[:, 0]))
         if friction_velocity is None:

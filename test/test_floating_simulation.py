@@ -229,9 +229,10 @@ def test_a_free_body_against_mujoco():
 def test_rollout_of_a_floating_base_is_the_simulators(solo):
     q, qd = random_state(solo, 10)
     effort = np.random.default_rng(11).normal(size=(30, solo.nv))
-    q_out, qd_out = rollout(solo, np.array([q, q]), qd, effort, dt=DT, **OFF)
+    # the default options: the model's damping and friction (zero on the base), limit stops
+    q_out, qd_out = rollout(solo, np.array([q, q]), qd, effort, dt=DT)
     assert q_out.shape == (2, 31, solo.nq) and qd_out.shape == (2, 31, solo.nv)
-    sim = Simulator(solo, dt=DT, q0=q, qd0=qd, **OFF)
+    sim = Simulator(solo, dt=DT, q0=q, qd0=qd)
     for k in range(30):
         sim.set_effort(effort[k])
         sim.step()
@@ -261,3 +262,27 @@ def test_bad_floating_states_are_named(solo):
         simulate(solo, solo.neutral_configuration(), np.zeros(solo.nv), 0.01, method='RK45')
     t, qs, qds = simulate(solo, solo.neutral_configuration(), np.zeros(solo.nv), 0.01, **OFF)
     assert qs.shape == (11, 19) and qds.shape == (11, 18)
+
+
+def test_the_command_line_simulates_a_floating_base(tmp_path):
+    """ros-dynamics simulate --root-joint floating: the CSV's base columns are the core's."""
+    from test_cli import assert_ok, run_cli
+    path = example_urdf('solo_description/robots/solo12.urdf')
+    out = tmp_path / 'solo.csv'
+    process = run_cli('simulate', path, '--root-joint', 'floating', '--seconds', '0.05',
+                      '--q0', 'FL_KFE=-0.5', '-o', out)
+    assert_ok(process)
+    assert "base 'root_joint' (floating)" in process.stdout
+    header = out.read_text().splitlines()[0].split(',')
+    assert header[1:8] == [f'root_joint.{c}.position' for c in ('x', 'y', 'z', 'qx', 'qy',
+                                                                  'qz', 'qw')]
+    assert header[20] == 'root_joint.vx.velocity'
+    table = np.loadtxt(out, delimiter=',', skiprows=1)
+    robot = RobotModel.from_urdf_file(path, root_joint='floating')
+    q0 = robot.neutral_configuration()
+    q0[robot.q_slice('FL_KFE')] = -0.5
+    core = Simulator(robot, dt=1e-3, q0=q0)
+    core.step(50)
+    np.testing.assert_allclose(table[-1, 1:20], core.q, atol=1e-9)   # CSV: 10 digits or more
+    process = run_cli('simulate', path, '--seconds', '0.01', '--root-joint', 'ball')
+    assert process.returncode == 2 and '--root-joint' in process.stderr
