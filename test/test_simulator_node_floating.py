@@ -56,7 +56,7 @@ def test_odometry_agrees_with_the_core(solo_sim):
     twist = np.array([0.3, -0.2, 0.5, 1.0, -0.5, 0.8])
     joints = {'FL_KFE': -0.8, 'HR_HFE': 0.4}
     request = SetJointState.Request(
-        name=list(joints), position=list(joints.values()), velocity=[1.5, -1.0],
+        name=list(joints), position=list(joints.values()), velocity=[1.5, -1.0], set_base=True,
         base_pose=Pose(position=Point(x=0.5, y=-1.0, z=2.0),
                        orientation=Quaternion(x=rotation[0], y=rotation[1], z=rotation[2],
                                               w=rotation[3])),
@@ -75,12 +75,7 @@ def test_odometry_agrees_with_the_core(solo_sim):
     assert step.success, step.message
     core.step(200)
 
-    def last():
-        mine = [m for m in odometry if abs(m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec
-                                           - step.sim_time) < 1e-9]
-        return mine[-1] if mine else None
-    wait_for(lambda: last() is not None, what='the odometry of the state stepped to')
-    message = last()
+    message = odometry_at(odometry, step.sim_time)
     assert message.header.frame_id == 'odom' and message.child_frame_id == 'base_link'
     pose, velocity = message.pose.pose, message.twist.twist
     ours = np.array([pose.position.x, pose.position.y, pose.position.z, pose.orientation.x,
@@ -91,18 +86,40 @@ def test_odometry_agrees_with_the_core(solo_sim):
                                core.qd[:6], atol=1e-12)
     np.testing.assert_allclose(step.state.position, core.q[7:], atol=1e-12)
     np.testing.assert_allclose(step.state.velocity, core.qd[6:], atol=1e-12)
-    assert abs(pose.position.z - 2.0) > 0.1   # it fell (0.2 s of free fall: 0.196 m)
+    assert np.linalg.norm(ours[:3] - [0.5, -1.0, 2.0]) > 0.05   # it flew (0.2 s)
     wait_for(lambda: len(states) > 0, what='joint_states')
     assert list(states[-1].name) == actuated
+    # a joint set without set_base: the base keeps its state
+    answer = client.call(SetJointState, 'simulator/set_state',
+                         SetJointState.Request(name=['FL_HAA'], position=[0.1]))
+    assert answer.success, answer.message
+    q = core.q.copy()
+    q[robot.q_slice('FL_HAA')] = 0.1
+    core.set_state(q)
+    step = client.call(SimStep, 'simulator/step', SimStep.Request(steps=10))
+    core.step(10)
+    pose = odometry_at(odometry, step.sim_time).pose.pose
+    np.testing.assert_allclose([pose.position.x, pose.position.y, pose.position.z],
+                               core.q[:3], atol=1e-12)
+
+
+def odometry_at(messages: list, sim_time: float) -> Odometry:
+    """Wait for the odometry stamped ``sim_time`` (s) among ``messages``; return it."""
+    def last():
+        mine = [m for m in messages if abs(m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec
+                                           - sim_time) < 1e-9]
+        return mine[-1] if mine else None
+    wait_for(lambda: last() is not None, what=f'the odometry stamped {sim_time} s')
+    return last()
 
 
 def test_a_bad_base_pose_is_refused_by_name(solo_sim):
     client, _, _ = solo_sim
-    request = SetJointState.Request(base_pose=Pose(orientation=Quaternion(x=0.0, y=0.0, z=0.0,
-                                                                          w=2.0)))
+    request = SetJointState.Request(set_base=True, base_pose=Pose(
+        orientation=Quaternion(x=0.0, y=0.0, z=0.0, w=2.0)))
     answer = client.call(SetJointState, 'simulator/set_state', request)
     assert not answer.success and 'base_pose.orientation' in answer.message
-    request = SetJointState.Request(base_pose=Pose(orientation=Quaternion(w=1.0)),
+    request = SetJointState.Request(set_base=True,
                                     base_twist=Twist(linear=Vector3(x=float('nan'))))
     answer = client.call(SetJointState, 'simulator/set_state', request)
     assert not answer.success and 'base_twist' in answer.message

@@ -14,9 +14,9 @@ base does not drift, so odom and map coincide), ``child_frame_id`` the base
 link, ``pose`` the base frame's pose in odom, ``twist`` in the base frame
 (child_frame_id) - a free-flyer's q = (x, y, z, qx, qy, qz, qw) and v unchanged,
 a planar base's (x, y, cos yaw, sin yaw) as a yaw about z and (vx, vy, wz).
-The covariances are zero: the simulated state is exact. ``~/set_state`` takes
-the base's ``base_pose`` (in odom) and ``base_twist`` (base frame) with the
-conventions of the services (base_state.BaseJoint).
+The covariances are zero: the simulated state is exact. ``~/set_state`` with
+``set_base`` true takes the base's ``base_pose`` (in odom) and ``base_twist``
+(base frame) with the conventions of the services (base_state.BaseJoint).
 
 tf2_msgs has no wheel for this environment, so the node publishes no ``/tf``;
 docs/simulator_floating_base.md shows how a user's odom -> base transform
@@ -79,15 +79,14 @@ class SimulatedBase(BaseJoint):
 
     def set_state(self, q: np.ndarray, qd: np.ndarray, indices: Sequence[int],
                   positions: Sequence[float], velocities: Sequence[float],
-                  pose: Pose, twist: Twist) -> None:
+                  set_base: bool, pose: Pose, twist: Twist) -> None:
         """
         Write a ~/set_state request into q (nq,) and qd (nv,) in place.
 
         ``indices``: the named joints' indices in ``actuated``; ``positions``
-        and ``velocities``: theirs, or empty (kept). The base pose and twist
-        are set together when ``pose`` is not the default message (a zero
-        quaternion keeps the base state); ignored for a fixed base.
-        ValueError names the field.
+        and ``velocities``: theirs, or empty (kept). With ``set_base`` the base
+        takes ``pose`` and ``twist`` (ignored for a fixed base). ValueError
+        names the field.
         """
         for field, values, target, index in (('position', positions, q, self.q_index),
                                              ('velocity', velocities, qd, self.v_index)):
@@ -100,7 +99,6 @@ class SimulatedBase(BaseJoint):
                     raise ValueError(f'{field}: joint {self.actuated[k]!r} is {value} '
                                      '(must be finite)')
                 target[index[k]] = value
-        o = pose.orientation
-        if self.kind and not (o.x == 0.0 and o.y == 0.0 and o.z == 0.0 and o.w == 0.0):
+        if self.kind and set_base:
             q[:self.nq_base] = self.base_configuration(pose, 'base_pose')
             qd[:self.nv_base] = self.base_velocity(twist, 'base_twist')

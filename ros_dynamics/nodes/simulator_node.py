@@ -36,6 +36,7 @@ flies free (no contacts yet), ``joint_states`` and the commands carry the
 actuated joints only, the base goes out as ``nav_msgs/Odometry`` on
 ``odometry_topic`` (default ``odom``, frame ``odom_frame``) with every
 ``joint_states``, and ``~/set_state`` takes its ``base_pose`` and ``base_twist``
+(with ``set_base``)
 (nodes/odometry.py; docs/simulator_floating_base.md for the odom -> base tf).
 
 Model source as the other nodes (``robot_description`` parameter, ``urdf_path``,
@@ -949,7 +950,7 @@ class SimulatorNode(Node):
                 indices = self._vectors.indices(request.name, 'name')
                 q, qd, base = sim.q.copy(), sim.qd.copy(), self._base
                 base.set_state(q, qd, indices, request.position, request.velocity,
-                               request.base_pose, request.base_twist)
+                               request.set_base, request.base_pose, request.base_twist)
                 positions = base.positions(q)
                 outside = [f'{name} = {positions[k]:.6g} not in [{base.lower[k]:.6g}, '
                            f'{base.upper[k]:.6g}]'
