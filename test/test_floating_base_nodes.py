@@ -17,6 +17,7 @@ publisher and goes quiet when it is stale.
 import math
 import warnings
 
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Accel, Pose, Twist, Wrench
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -133,7 +134,7 @@ def dynamics(request):
     twin = Twin(request.param)
     namespace = unique_namespace()
     parameters = {'urdf_path': ROBOTS[request.param][0], 'root_joint': twin.kind,
-                  'state_timeout': 0.3, 'joints': twin.actuated[:4]}
+                  'state_timeout': 0.3, 'joints': twin.actuated[:4], 'diagnostics_period': 0.2}
     with NodeProcess('inverse_dynamics_node', namespace, parameters) as node, \
             RosClient(namespace) as ros:
         yield twin, ros
@@ -142,7 +143,7 @@ def dynamics(request):
 
 def inverse_request(twin: Twin, state: dict) -> InverseDynamics.Request:
     request = InverseDynamics.Request(want_gravity_torques=True, want_bias_torques=True,
-                                      want_mass_matrix=True)
+                                      want_mass_matrix=True, want_coriolis_matrix=True)
     request.state = JointState(name=twin.actuated, position=list(state['q']),
                                velocity=list(state['qd']))
     request.accelerations = list(state['qdd'])
@@ -172,6 +173,9 @@ def test_inverse_dynamics_gives_the_base_rows_as_base_wrench(dynamics):
         assert close(answer.bias_torques, robot.bias_torques(q, v)[twin.v_index])
         mass = np.array(answer.mass_matrix.data).reshape(robot.nv, robot.nv)
         assert close(mass, robot.mass_matrix(q))
+        coriolis = np.array(answer.coriolis_matrix.data).reshape(robot.nv, robot.nv)
+        assert close(coriolis, robot.coriolis_matrix(q, v))
+        assert close(coriolis @ v, robot.bias_torques(q, v) - robot.gravity_torques(q))
         assert abs(np.linalg.norm(tau[:twin.nv_base])) > 1e-3   # the base rows are not trivial
 
 
@@ -292,9 +296,11 @@ class Stream:
         self.ros = ros
         self.states = ros.node.create_publisher(JointState, 'joint_states', QOS)
         self.odometry = ros.node.create_publisher(Odometry, 'odom', QOS)
-        self.commands = []
+        self.commands, self.diagnostics = [], []
         ros.node.create_subscription(Float64MultiArray, 'commands',
                                      lambda m: self.commands.append(np.array(m.data)), QOS)
+        ros.node.create_subscription(DiagnosticArray, '/diagnostics',
+                                     lambda m: self.diagnostics.extend(m.status), QOS)
         wait_for(lambda: self.states.get_subscription_count() > 0, 60.0, 'joint_states')
         wait_for(lambda: self.odometry.get_subscription_count() > 0, 60.0, 'odom')
 
@@ -352,4 +358,96 @@ def test_the_stream_takes_the_base_from_odometry(dynamics):
             pass
         sent += stream.commands[count:]
     assert all(np.all(c == 0.0) for c in sent[2:]), sent   # the stale policy's zeros at most
+    namespace = stream.ros.node.get_namespace()
+
+    def warns() -> bool:   # joint states keep coming, every one stale for the odometry
+        stream.stamp(joints)
+        stream.states.publish(joints)
+        return any(s.name.startswith(namespace) and s.level == DiagnosticStatus.WARN
+                   and 'odometry on odom' in s.message for s in stream.diagnostics[-5:])
+    wait_for(warns, 10.0, 'a WARN naming the stale odometry')
     stream.exchange(twin, state, expected)   # fresh odometry again: the stream resumes
+
+
+BALL = """<robot name="ball">
+  <link name="base"/>
+  <link name="arm"><inertial><mass value="2.0"/>
+    <inertia ixx="0.3" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.1"/></inertial></link>
+  <joint name="shoulder" type="spherical"><parent link="base"/><child link="arm"/></joint>
+</robot>
+"""
+
+
+def test_the_conversions_without_a_node():
+    """A planar base's yaw is scipy's; a ball joint, which no joint vector holds, is refused."""
+    from ros_dynamics.nodes.base_state import base_kind, BaseJoint
+    from scipy.spatial.transform import Rotation
+    for root in (None, 'floating', 'planar'):
+        with pytest.raises(ValueError, match="'shoulder' have several coordinates"):
+            base_kind(RobotModel.from_urdf_string(BALL, root_joint=root))
+    assert base_kind(load('solo')) == 'floating' and base_kind(load('tiago')) == 'planar'
+    written = RobotModel.from_urdf_string(BALL.replace('spherical', 'floating'))
+    assert BaseJoint(written).name == 'shoulder' and BaseJoint(written).kind == 'floating'
+    planar = BaseJoint(load('tiago'))
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        rotation = rng.normal(size=4)
+        rotation /= np.linalg.norm(rotation)
+        state = {'position': rng.normal(size=3), 'rotation': rotation}
+        q_base = planar.base_configuration(pose(state))
+        yaw = Rotation.from_quat(rotation).as_euler('ZYX')[0]
+        assert np.allclose(q_base, [*state['position'][:2], np.cos(yaw), np.sin(yaw)],
+                           atol=1e-12)
+    assert planar.nq_base == 4 and planar.nv_base == 3
+    assert BaseJoint(load('solo')).actuated == tuple(load('solo').joint_names[1:])
+
+
+def test_payload_estimation_and_timing_say_they_serve_fixed_bases_only(dynamics):
+    from ros_dynamics.srv import EstimatePayload, TimeOptimalTrajectory
+    twin, ros = dynamics
+    request = EstimatePayload.Request(link=twin.robot.link_names[-1], window=1.0)
+    answer = ros.call(EstimatePayload, 'inverse_dynamics/estimate_payload', request)
+    assert not answer.success and 'fixed-base robots only' in answer.message, answer.message
+    request = TimeOptimalTrajectory.Request()
+    request.path = JointTrajectory(joint_names=twin.actuated[:1], points=[
+        JointTrajectoryPoint(positions=[0.0]), JointTrajectoryPoint(positions=[0.3])])
+    answer = ros.call(TimeOptimalTrajectory, 'inverse_dynamics/time_optimal_trajectory',
+                      request)
+    assert not answer.success and 'fixed-base robots only' in answer.message, answer.message
+
+
+def test_the_stream_uses_the_odometry_twist_in_inverse_dynamics_mode(dynamics):
+    """RNEA of the reference at the odometry's base twist (base frame), no base acceleration."""
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+    twin, ros = dynamics
+    robot, listed = twin.robot, twin.actuated[:4]
+    stream = Stream(ros)
+    references = ros.node.create_publisher(JointTrajectoryPoint, 'reference', QOS)
+
+    def set_mode(mode: str) -> None:
+        request = SetParameters.Request(parameters=[
+            Parameter('mode', value=mode).to_parameter_msg()])
+        (result,) = ros.call(SetParameters, 'inverse_dynamics/set_parameters', request).results
+        assert result.successful, result.reason
+    set_mode('inverse_dynamics')
+    try:
+        wait_for(lambda: references.get_subscription_count() > 0, 30.0, 'reference')
+        rng = np.random.default_rng(17)
+        state = twin.random(rng)
+        q_ref, qd_ref, qdd_ref = (rng.normal(size=4) * 0.5 for _ in range(3))
+        references.publish(JointTrajectoryPoint(positions=list(q_ref), velocities=list(qd_ref),
+                                                accelerations=list(qdd_ref)))
+        q = twin.q(state)
+        v, a = np.zeros(robot.nv), np.zeros(robot.nv)
+        listed_v = [twin.v_index[twin.actuated.index(j)] for j in listed]
+        q[[twin.q_index[twin.actuated.index(j)] for j in listed]] = q_ref
+        v[:twin.nv_base] = twin.v(np.zeros(len(twin.actuated)), state['twist'])[:twin.nv_base]
+        v[listed_v], a[listed_v] = qd_ref, qdd_ref
+        expected = robot.inverse_dynamics(q, v, a)[listed_v]
+        without_twist = robot.inverse_dynamics(q, np.where(np.arange(robot.nv) < twin.nv_base,
+                                                           0.0, v), a)[listed_v]
+        assert not close(expected, without_twist)   # the twist matters to these joints
+        stream.exchange(twin, state, expected)
+    finally:
+        set_mode('gravity_compensation')

@@ -274,8 +274,8 @@ def test_the_command_line_simulates_a_floating_base(tmp_path):
     assert_ok(process)
     assert "base 'root_joint' (floating)" in process.stdout
     header = out.read_text().splitlines()[0].split(',')
-    assert header[1:8] == [f'root_joint.{c}.position' for c in ('x', 'y', 'z', 'qx', 'qy',
-                                                                  'qz', 'qw')]
+    parts = ('x', 'y', 'z', 'qx', 'qy', 'qz', 'qw')
+    assert header[1:8] == [f'root_joint.{c}.position' for c in parts]
     assert header[20] == 'root_joint.vx.velocity'
     table = np.loadtxt(out, delimiter=',', skiprows=1)
     robot = RobotModel.from_urdf_file(path, root_joint='floating')

@@ -460,15 +460,16 @@ def base_six(gen: Generator, message_type) -> tuple:
 
 
 def test_fuzz_floating_base_fields():
-    """base_pose, base_twist, base_acceleration: the core's answer, or refused naming them."""
+    """Base fields of four services: the core's answer, or refused naming the field."""
     gen, counts = Generator(SEED + 3), {}
     namespace = unique_namespace()
     parameters = {'urdf_path': example_urdf('solo_description/robots/solo12.urdf'),
                   'root_joint': 'floating'}
     with NodeProcess('inverse_dynamics_node', namespace, parameters) as node, \
+            NodeProcess('operational_space_node', namespace, parameters) as space, \
             RosClient(namespace) as ros:
         odometry = ros.node.create_publisher(Odometry, 'odom', 10)
-        for case in range(budget(90)):
+        for case in range(budget(120)):
             q_joints = gen.rng.uniform(-1.0, 1.0, len(SOLO_JOINTS))
             pose, q_base = base_pose(gen)
             twist, v_base = base_six(gen, Twist)
@@ -478,7 +479,21 @@ def test_fuzz_floating_base_fields():
                 np.all(np.isfinite(state.velocity)) else None
             q = None if q_base is None else np.concatenate((q_base, q_joints))
             v = None if v_base is None or qd is None else np.concatenate((v_base, qd))
-            if case % 3 == 0:
+            if case % 4 == 3:
+                request = OperationalSpace.Request(state=state, link='FL_FOOT', base_pose=pose,
+                                                   base_twist=twist)
+                answer = ros.call(OperationalSpace, 'operational_space/operational_space',
+                                  request)
+                check(answer, counts=counts)
+                if q_base is None:
+                    assert not answer.success and 'base_pose' in answer.message, answer.message
+                elif v is not None and answer.success:
+                    reference = SOLO.operational_space(q, v, 'FL_FOOT')
+                    np.testing.assert_allclose(answer.jacobian.data, reference.J.ravel(),
+                                               rtol=1e-9, atol=1e-9)
+                    np.testing.assert_allclose(answer.mu, reference.mu, rtol=1e-9, atol=1e-9)
+                continue
+            if case % 4 == 0:
                 accel, a_base = base_six(gen, Accel)
                 request = InverseDynamics.Request(state=state, base_pose=pose, base_twist=twist,
                                                   base_acceleration=accel)
@@ -486,7 +501,7 @@ def test_fuzz_floating_base_fields():
                 expected = None if q is None or v is None or a_base is None else core_or_none(
                     SOLO.inverse_dynamics, q, v, np.concatenate((a_base, np.zeros(12))))
                 field = 'effort'
-            elif case % 3 == 1:
+            elif case % 4 == 1:
                 request = ForwardDynamics.Request(state=state, base_pose=pose, base_twist=twist)
                 answer = ros.call(ForwardDynamics, 'inverse_dynamics/forward_dynamics', request)
                 expected = None if q is None or v is None else core_or_none(
@@ -530,5 +545,8 @@ def test_fuzz_floating_base_fields():
             garbage.pose.pose, garbage.twist.twist = pose, twist
             odometry.publish(garbage)
         assert node.alive(), node.output()
+        assert space.alive(), space.output()
+        wait_for(lambda: 'dropped an odometry message on odom' in node.output(), 10.0,
+                 'the warning about an odometry that does not convert')
     print(f'floating-base fields: {counts}')
     assert counts.get('refused') and counts.get('success')

@@ -27,6 +27,11 @@ conventions are Pinocchio's (docs/conventions.md):
   read from the twist's linear.x, linear.y and angular.z, the same for the
   acceleration; the base rows are force.x, force.y and torque.z.
 
+The pose is the base joint's: that of the base frame in the joint's frame,
+which for ``root_joint`` is the world (a base joint written in a URDF with
+an ``<origin>`` measures from there; a planar joint's plane is its frame's
+xy plane, as the core models it, docs/conventions.md).
+
 A quaternion whose norm is within ``QUATERNION_TOLERANCE`` of 1 is
 normalised; any other (a zero quaternion, a rotation vector by mistake) is
 refused with ``ValueError`` naming the field, as are NaN and Inf: a
@@ -36,18 +41,13 @@ vector unchanged and the base fields are ignored.
 """
 
 import math
-from types import SimpleNamespace
-from typing import Optional, Sequence
+from typing import Sequence
 
-from geometry_msgs.msg import Accel, Pose, Twist, Wrench
+from geometry_msgs.msg import Accel, Pose, Wrench
 import numpy as np
-from ros_dynamics.actuator_report import trajectory_efforts
 
 QUATERNION_TOLERANCE = 1e-6   # | |q| - 1 | up to which a quaternion is normalised
 FLOATING, PLANAR = 'floating', 'planar'
-# the base's velocity coordinates by kind, for messages that name the rows of a matrix
-BASE_COORDINATES = {FLOATING: ('vx', 'vy', 'vz', 'wx', 'wy', 'wz'), PLANAR: ('vx', 'vy', 'wz'),
-                    '': ()}
 
 
 def _finite(values: Sequence[float], field: str) -> np.ndarray:
@@ -191,41 +191,6 @@ class BaseJoint:
             out.append(np.array(rows, dtype=float).reshape(count, size))
         return tuple(out)
 
-    def trajectory_efforts(self, times, q, qd, qdd, friction: bool, request) -> tuple:
-        """
-        Return (efforts, reports, violations, base wrenches) along a trajectory.
-
-        ``actuator_report.trajectory_efforts`` on the actuated joints: q, qd,
-        qdd (N, actuated) in ``actuated`` order, the base per point from the
-        request's ``base_poses``, ``base_twists`` and ``base_accelerations``
-        (``base_states``); the base wrenches are the base rows of the
-        rigid-body efforts (one Wrench per point; none for a fixed base).
-        """
-        model = self.model
-        if not self.kind:
-            return trajectory_efforts(model, times, q, qd, qdd, friction) + ([],)
-        count = np.atleast_2d(q).shape[0]
-        q_base, v_base, a_base = self.base_states(count, request.base_poses,
-                                                  request.base_twists,
-                                                  request.base_accelerations)
-        rows = []
-
-        def rigid(q, qd, qdd):
-            tau = model.inverse_dynamics(self.join(q_base, q, self.q_index, model.nq),
-                                         self.join(v_base, qd, self.v_index, model.nv),
-                                         self.join(a_base, qdd, self.v_index, model.nv))
-            rows.append(tau)
-            return self.joints(tau)
-
-        index = self.v_index
-        actuated = SimpleNamespace(
-            joint_names=self.actuated, effort_limit=model.effort_limit[index],
-            velocity_limit=model.velocity_limit[index],
-            friction_torques=lambda qd: self.joints(model.friction_torques(self.generalized(qd))))
-        efforts, reports, violations = trajectory_efforts(actuated, times, q, qd, qdd, friction,
-                                                          rigid)
-        return efforts, reports, violations, [self.wrench(tau) for tau in rows[0]]
-
     # ------------------------------------------------------------------ states to messages
     def joints(self, values: np.ndarray) -> np.ndarray:
         """Return the actuated joints' rows of a vector (nv,) or batch (N, nv)."""
@@ -255,21 +220,3 @@ class BaseJoint:
         elif self.kind == PLANAR:
             rows[0], rows[1], rows[5] = (float(v) for v in values[:3])
         return rows
-
-
-def twist_of(values: Sequence[float]) -> Twist:
-    """Return a Twist from (vx, vy, vz, wx, wy, wz) (m/s, rad/s)."""
-    twist = Twist()
-    (twist.linear.x, twist.linear.y, twist.linear.z,
-     twist.angular.x, twist.angular.y, twist.angular.z) = (float(v) for v in values)
-    return twist
-
-
-def pose_of(values: Sequence[float], orientation: Optional[Sequence[float]] = None) -> Pose:
-    """Return a Pose from a position (m) and a quaternion (x, y, z, w; default identity)."""
-    pose = Pose()
-    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in values)
-    if orientation is not None:
-        (pose.orientation.x, pose.orientation.y, pose.orientation.z,
-         pose.orientation.w) = (float(v) for v in orientation)
-    return pose

@@ -40,6 +40,7 @@ state goes stale rather than wrong.
 
 from typing import Optional
 
+from nav_msgs.msg import Odometry
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -89,7 +90,6 @@ class BaseOdometry:
             self.state = None   # a state of another kind of base does not apply
         self.base = base
         if not self._subscribed:
-            from nav_msgs.msg import Odometry
             self._node.create_subscription(Odometry, self.topic, self._on_odometry,
                                            ODOMETRY_QOS)
             self._subscribed = True
@@ -140,7 +140,7 @@ class ActuatedModel:
         self.effort_limit, self.velocity_limit = model.effort_limit[v], model.velocity_limit[v]
 
     def fresh(self, now: float, timeout: float) -> bool:
-        """Return True when the base state is fresh (as ``BaseOdometry`` decides)."""
+        """Return True when the base state is recent enough, as ``BaseOdometry`` decides."""
         return self.odometry.fresh(now, timeout)
 
     def _state(self) -> tuple:

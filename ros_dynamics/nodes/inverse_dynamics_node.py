@@ -23,6 +23,9 @@ Services (``ros_dynamics/srv``):
   inertia too from a motion; ``apply`` attaches it as ``~/set_payload`` does.
   The stream goes on while it collects and fits.
 
+A floating or planar base (``root_joint``; the stream's base state from
+``odometry_topic``): nodes/base_state.py, nodes/base_stream.py.
+
 Feedforward stream: on every ``joint_states`` message (partial messages are
 merged by name, unknown joints ignored) publish on ``commands``
 (``std_msgs/Float64MultiArray`` ordered by the ``joints`` parameter, what a
@@ -83,7 +86,6 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics.control import computed_torque
-from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes import cdr, gravity_stream, time_optimal_service
 from ros_dynamics.nodes.base_state import BaseJoint
 from ros_dynamics.nodes.base_stream import BaseOdometry
@@ -96,6 +98,7 @@ from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
 from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
+from ros_dynamics.nodes.trajectory_service import trajectory_dynamics
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -739,39 +742,10 @@ class InverseDynamicsNode(Node):
 
     @guarded
     def _trajectory_dynamics(self, request, response):
-        model, vectors, base = self._model_and_vectors()
-        trajectory = request.trajectory
-        if not trajectory.points:
-            raise ValueError('trajectory: no points')
-        names = list(trajectory.joint_names)
-        index = vectors.indices(names, 'trajectory.joint_names')
-        rows = {'positions': [], 'velocities': [], 'accelerations': []}
-        times = []
-        for k, point in enumerate(trajectory.points):
-            for field, rows_of in rows.items():
-                default = None if field == 'positions' else 0.0
-                rows_of.append(vectors.vector(names, getattr(point, field),
-                                              f'points[{k}].{field}', default, index))
-            times.append(point.time_from_start.sec + point.time_from_start.nanosec * 1e-9)
-        q, qd, qdd = (np.array(rows[f]) for f in ('positions', 'velocities', 'accelerations'))
         # friction at the points' velocities for reference and measured alike: a planned
         # trajectory has no measured velocity
-        friction = self._friction != 'false'
-        efforts, reports, violations, response.base_wrenches = base.trajectory_efforts(
-            times, q, qd, qdd, friction, request)   # with the base's per point, if any
-        response.friction_included = friction
-        response.armature_included = bool(model.armature.any())
-        response.joint_names = vectors.joint_name_list
-        response.times = times
-        response.efforts = matrix_message(efforts)
-        response.report = [JointActuatorReport(
-            joint=r.joint, peak_effort=r.peak_effort, rms_effort=r.rms_effort,
-            peak_velocity=r.peak_velocity, peak_power=r.peak_power,
-            effort_limit=r.effort_limit, velocity_limit=r.velocity_limit) for r in reports]
-        response.violations = [LimitViolation(
-            joint=v.joint, point_index=v.index, time=v.time, kind=v.kind, value=v.value,
-            limit=v.limit) for v in violations]
-        return response
+        return trajectory_dynamics(*self._model_and_vectors(), request, response,
+                                   self._friction != 'false')
 
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:
@@ -804,6 +778,9 @@ class InverseDynamicsNode(Node):
         if missing:
             return (f'{head}: joints never received: {", ".join(missing)} (see joints and '
                     'unlisted_joints)')
+        base = feedforward.base if feedforward is not None else None   # nodes/base_stream.py
+        if base is not None and not base.fresh(self._time.nanoseconds() * 1e-9, self._timeout):
+            return f'{head}: {base.why_stale()}'
         return f'{head}: a required joint is not updated within state_timeout {self._timeout} s'
 
 
