@@ -74,7 +74,7 @@ class SimulationSingular(SimulationDiverged):
 
 
 class Simulator:
-    """Fixed-step forward-dynamics simulator of one robot (the model is not modified)."""
+    """Fixed-step forward dynamics of one robot: ``q`` (nq,), ``qd`` (nv,) (model unchanged)."""
 
     def __init__(self, robot: RobotModel, dt: float = 1e-3, integrator: str = 'rk4',
                  q0=None, qd0=None, damping: bool = True, friction: bool = True,
@@ -83,7 +83,7 @@ class Simulator:
                  closures: Optional[ClosedChain] = None,
                  baumgarte: tuple = BAUMGARTE) -> None:
         """
-        Set up the simulator at (q0, qd0); q0 defaults to zeros clamped into the limits.
+        Start at q0 (nq,), qd0 (nv,); q0 defaults to the neutral q, clamped into the limits.
 
         damping, friction: True applies the model's viscous friction (N m s/rad)
         and its Coulomb, offset and sigmoid friction (N m; ``robot.actuators``,
