@@ -130,9 +130,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a free-flyer or planar joint between the world and the URDF's "
                              'root link (a legged robot, a mobile base): the base flies free')
     parser.add_argument('--q0', metavar='VALUES',
-                        help='start positions: DOF comma-separated values in joint order, or '
-                             'JOINT=VALUE pairs (the others 0); default 0 clamped into the '
-                             'limits')
+                        help='start positions: a comma-separated value per joint (none for a '
+                             'base), or JOINT=VALUE pairs (the others 0); default 0 clamped '
+                             'into the limits')
     parser.add_argument('-o', '--out', metavar='CSV',
                         help="write the states as CSV ('-' for stdout, then the summary goes "
                              'to stderr)')
