@@ -123,3 +123,36 @@ def test_a_bad_base_pose_is_refused_by_name(solo_sim):
                                     base_twist=Twist(linear=Vector3(x=float('nan'))))
     answer = client.call(SetJointState, 'simulator/set_state', request)
     assert not answer.success and 'base_twist' in answer.message
+
+
+@pytest.mark.parametrize('root', ['floating', 'planar'])
+def test_odometry_and_set_state_are_inverse(root):
+    """The node's conversions without a node: odometry of q, then set_state from it, is q."""
+    import warnings
+    from ros_dynamics import URDFWarning
+    from ros_dynamics.nodes.odometry import SimulatedBase
+    with warnings.catch_warnings():   # TIAGo's antennas: inertia 1e-8 off PSD
+        warnings.simplefilter('ignore', URDFWarning)
+        robot = RobotModel.from_urdf_file(
+            SOLO if root == 'floating' else example_urdf('tiago_description/robots/tiago.urdf'),
+            root_joint=root)
+    base = SimulatedBase(robot)
+    assert base.kind == root and 'root_joint' not in base.actuated
+    rng = np.random.default_rng(3)
+    q = robot.integrate(robot.neutral_configuration(), rng.uniform(-2.0, 2.0, robot.nv))
+    qd = rng.uniform(-1.0, 1.0, robot.nv)
+    message = base.odometry(q, qd, 'odom')
+    assert message.child_frame_id == robot.body_names[0]
+    if root == 'planar':   # (x, y, cos, sin) as a yaw about z: q = (0, 0, sin yaw/2, cos yaw/2)
+        yaw = np.arctan2(q[3], q[2])
+        o = message.pose.pose.orientation
+        expected = [0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)]
+        np.testing.assert_allclose([o.x, o.y, o.z, o.w], expected, atol=1e-15)
+        assert message.twist.twist.angular.z == qd[2] and message.twist.twist.linear.y == qd[1]
+    q2, qd2 = robot.neutral_configuration(), np.zeros(robot.nv)
+    base.set_state(q2, qd2, [], [], [], True, message.pose.pose, message.twist.twist)
+    np.testing.assert_allclose(q2[:base.nq_base], q[:base.nq_base], atol=1e-15)
+    np.testing.assert_allclose(qd2[:base.nv_base], qd[:base.nv_base], atol=0)
+    q3 = q2.copy()
+    base.set_state(q3, qd2, [], [], [], False, Pose(), Twist())   # set_base false: kept
+    np.testing.assert_array_equal(q3, q2)
