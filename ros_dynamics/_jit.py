@@ -84,7 +84,7 @@ STATE_ENTRY = STATUS(_POINTER, types.int64, types.int64, _POINTER, _POINTER, _PO
 _compile_lock = threading.RLock()   # re-entered: a state entry compiles the kernels it calls
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
-                 'integrators', 'identification.regressor', 'rollouts.kernels',
+                 'manifold', 'integrators', 'identification.regressor', 'rollouts.kernels',
                  'actuators.friction', 'nodes.stream_kernel', 'centroidal')
 _warm_started = False
 # CPU seconds to compile one entry point on a cold cache, for the one line announcing a compile:

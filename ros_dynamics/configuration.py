@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """
-The configuration space: q moved by a velocity, and the velocity between two q.
+The configuration space: the velocity between two q, and q normalised.
 
 The joint model's other half (``joints`` holds the transforms and motion
-subspaces): per joint type, ``integrate`` is q (+) v, the configuration
-reached from q by the constant velocity v for unit time, and ``difference`` its
-inverse, the v with q0 (+) v = q1 (Pinocchio's ``integrate`` and ``difference``).
+subspaces): per joint type, ``difference`` is the inverse of q (+) v (the
+compiled ``manifold.integrate_into``, the configuration reached from q by the
+constant velocity v for unit time): the v with q0 (+) v = q1 (Pinocchio's
+``integrate`` and ``difference``).
 One-dof joints add; a ball joint moves on SO(3), R exp([w]); a free-flyer on
 SE(3), M exp(v) with v its body twist (Murray, Li and Sastry, "A Mathematical
 Introduction to Robotic Manipulation", 1994, sec. 2.3-2.4); a planar joint on
@@ -48,33 +49,8 @@ def _rotation(quaternion: np.ndarray) -> np.ndarray:
     return Rotation.from_quat(quaternion).as_matrix()   # (x, y, z, w), normalised by scipy
 
 
-def integrate(ints: np.ndarray, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Return q (+) v (nq,) for q (nq,) and v (nv,) of the model whose joints are ``ints``."""
-    out = q + 0.0
-    for row in ints[ints[:, JOINT_NQ] > 0]:
-        kind, i, k = row[JTYPE], row[QINDEX], row[VINDEX]
-        if kind == FREE_FLYER:
-            rotation, w = _rotation(q[i + 3:i + 7]), v[k + 3:k + 6]
-            out[i:i + 3] = q[i:i + 3] + rotation @ _left_jacobian(w) @ v[k:k + 3]
-            out[i + 3:i + 7] = (Rotation.from_quat(q[i + 3:i + 7])
-                                * Rotation.from_rotvec(w)).as_quat()
-        elif kind == SPHERICAL:
-            out[i:i + 4] = (Rotation.from_quat(q[i:i + 4])
-                            * Rotation.from_rotvec(v[k:k + 3])).as_quat()
-        elif kind == PLANAR:
-            theta, w = np.arctan2(q[i + 3], q[i + 2]), v[k + 2]
-            axis = np.array([0.0, 0.0, w])
-            step = _left_jacobian(axis) @ np.array([v[k], v[k + 1], 0.0])
-            c, s = np.cos(theta), np.sin(theta)
-            out[i:i + 2] = q[i:i + 2] + np.array([[c, -s], [s, c]]) @ step[:2]
-            out[i + 2:i + 4] = np.cos(theta + w), np.sin(theta + w)
-        else:
-            out[i] = q[i] + v[k]
-    return out
-
-
 def difference(ints: np.ndarray, q0: np.ndarray, q1: np.ndarray, nv: int) -> np.ndarray:
-    """Return v (nv,) with q0 (+) v = q1 (the inverse of ``integrate``)."""
+    """Return v (nv,) with q0 (+) v = q1 (the inverse of manifold.integrate_into)."""
     out = np.zeros(nv)
     for row in ints[ints[:, JOINT_NQ] > 0]:
         kind, i, k = row[JTYPE], row[QINDEX], row[VINDEX]

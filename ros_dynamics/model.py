@@ -32,7 +32,7 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from ros_dynamics import (aba, centroidal, coriolis, crba, energy, floating_base, jacobian,
-                          kinematics, rnea)
+                          kinematics, manifold, rnea)
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
@@ -502,11 +502,22 @@ class RobotModel:
         Return q (+) v: the configuration reached from q by the velocity v in unit time.
 
         q (nq,) or (N, nq), v (nv,) or (N, nv); on the manifold for floating,
-        planar and ball joints (configuration.py; Pinocchio's ``integrate``).
+        planar and ball joints (Pinocchio's ``integrate``), quaternions and
+        planar (cos, sin) normalised: the simulator's compiled law
+        (manifold.integrate_batch).
         """
-        from ros_dynamics import configuration   # scipy.spatial: not at start-up
         q, v = self._states(('q', 'qd'), q, v)
-        return self._rows(lambda a, b: configuration.integrate(self._ints, a, b), q, v)
+        single = q.ndim == 1
+        q2 = np.ascontiguousarray(np.atleast_2d(q), dtype=float)
+        v2 = np.ascontiguousarray(np.atleast_2d(v), dtype=float)
+        out = np.empty(q2.shape)
+        ensure_compiled(manifold.integrate_batch)
+        if manifold.integrate_batch(self._model, q2, v2, out):
+            for name, array in (('q', q2), ('v', v2)):
+                if not np.all(np.isfinite(array)):
+                    raise ValueError(f'{name}: contains NaN or Inf')
+            raise ValueError('q: a zero quaternion or planar (cos, sin): not a configuration')
+        return out[0] if single else out
 
     def difference(self, q0, q1) -> np.ndarray:
         """Return v (nv,) or (N, nv) with integrate(q0, v) = q1 (Pinocchio's ``difference``)."""

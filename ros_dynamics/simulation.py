@@ -25,6 +25,11 @@ A step that produces a non-finite state, or energy growth beyond
 integrators or ``scipy.integrate.solve_ivp`` ('RK45', 'Radau', 'BDF': the
 MATLAB ODE45 / ODE15S counterparts).
 
+Floating, planar and ball joints: the state is q (nq,), qd (nv,)
+(docs/conventions.md), q moved on the manifold (integrators.py); no contacts
+yet (a floating base is in free flight); a base's effort rows are a wrench
+on it in its own frame, as Pinocchio's tau.
+
 Closed chains: given ``closures`` (a ``ClosedChain`` over the same model), the
 accelerations come from its KKT system with Baumgarte stabilisation
 (closed_chain.py, after Ghosal's NPTEL notes), efforts act on the actuated joints only, every
@@ -44,6 +49,8 @@ from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.integrators import simulation_steps
 from ros_dynamics.model import RobotModel
 from ros_dynamics.runtime import as_array
+from ros_dynamics.sim_coordinates import (LimitCoordinates, per_velocity_coordinate,
+                                          validated_positions)
 from ros_dynamics.statecall import StateCall
 from scipy.integrate import solve_ivp
 
@@ -67,7 +74,7 @@ class SimulationSingular(SimulationDiverged):
 
 
 class Simulator:
-    """Fixed-step forward-dynamics simulator of one robot (the model is not modified)."""
+    """Fixed-step forward dynamics of one robot: ``q`` (nq,), ``qd`` (nv,) (model unchanged)."""
 
     def __init__(self, robot: RobotModel, dt: float = 1e-3, integrator: str = 'rk4',
                  q0=None, qd0=None, damping: bool = True, friction: bool = True,
@@ -76,7 +83,7 @@ class Simulator:
                  closures: Optional[ClosedChain] = None,
                  baumgarte: tuple = BAUMGARTE) -> None:
         """
-        Set up the simulator at (q0, qd0); q0 defaults to zeros clamped into the limits.
+        Start at q0 (nq,), qd0 (nv,); q0 defaults to the neutral q, clamped into the limits.
 
         damping, friction: True applies the model's viscous friction (N m s/rad)
         and its Coulomb, offset and sigmoid friction (N m; ``robot.actuators``,
@@ -94,10 +101,11 @@ class Simulator:
         closures: loop closures of a closed chain built on ``robot``;
         baumgarte: its (alpha, beta) in 1/s (see ClosedChain.forward_dynamics).
         """
-        if robot.nq != robot.nv:
-            raise ValueError(f'robot: nq {robot.nq}, nv {robot.nv}: floating, planar or ball '
-                             'joints are not simulated yet (one coordinate per joint)')
         self.robot = robot
+        self._nq = robot.nq
+        if closures is not None and robot.nq != robot.nv:
+            raise ValueError(f'closures: closed chains are simulated with one-dof joints only '
+                             f'(nq {robot.nq}, nv {robot.nv})')
         if closures is not None and closures.robot is not robot:
             raise ValueError('closures: the ClosedChain must be built on the simulated robot '
                              f'model ({robot.name!r})')
@@ -113,15 +121,17 @@ class Simulator:
         self._chain = None if closures is None else self._chain_data(closures)
         # the compiled step's settings and energy-check state (integrators.py), with the time
         self._control = np.zeros(integrators.NCONTROL)
-        self._control[integrators.C_DENSE] = robot._has_mimic
+        self._control[integrators.C_DENSE] = robot._has_mimic   # ABA has no mimic step
         self._control[integrators.C_LIMITS] = bool(limits)
         self.dt = dt
         self.integrator = integrator
         actuators = robot.actuators
-        self._damping = self._coefficients(damping, actuators.viscous, 'damping')
-        self._friction = self._coefficients(friction, actuators.coulomb, 'friction')
-        self._offset = actuators.offset.copy() if friction is True else np.zeros(robot.dof)
-        self._sigmoid = (actuators.sigmoid.copy() if friction is True
+        spread = per_velocity_coordinate(robot)   # a joint's terms on each of its coordinates
+        self._damping = self._coefficients(damping, spread(actuators.viscous), 'damping')
+        self._friction = self._coefficients(friction, spread(actuators.coulomb),
+                                            'friction')
+        self._offset = spread(actuators.offset) if friction is True else np.zeros(robot.dof)
+        self._sigmoid = (spread(actuators.sigmoid) if friction is True
                          else np.zeros((robot.dof, 3)))
         self._extra_friction = bool(np.any(self._offset) or np.any(self._sigmoid[:, 0]))
         if friction_velocity is None:
@@ -130,13 +140,14 @@ class Simulator:
             raise ValueError(f'friction_velocity: must be > 0, got {friction_velocity!r}')
         self._friction_velocity = friction_velocity
         self._limits = limits
-        self._bounded = np.isfinite(robot.lower) | np.isfinite(robot.upper)
+        # limits per velocity coordinate, and where their joint's position sits in q
+        self._coordinates = coordinates = LimitCoordinates(robot)
+        self._bounded = coordinates.bounded
         self._bounded_any = bool(self._bounded.any())
-        self._lower = np.where(np.isfinite(robot.lower), robot.lower, -np.inf)
-        self._upper = np.where(np.isfinite(robot.upper), robot.upper, np.inf)
+        self._lower, self._upper = coordinates.lower, coordinates.upper
         self.energy_tolerance = energy_tolerance
-        default = np.clip(np.zeros(robot.dof), self._lower, self._upper)
-        self._q0 = default if q0 is None else self._vector(q0, 'q0')
+        self._q0 = (coordinates.clamped_neutral(robot) if q0 is None
+                    else validated_positions(robot, q0, 'q0'))
         self._qd0 = np.zeros(robot.dof) if qd0 is None else self._vector(qd0, 'qd0')
         if closures is not None:
             self._q0, self._qd0 = self._consistent(self._q0, self._qd0, 'q0')
@@ -220,7 +231,7 @@ class Simulator:
         self._params = np.ascontiguousarray(np.vstack([
             self._damping, self._friction, np.full(self.robot.dof, self._friction_velocity),
             self._lower, self._upper, self._stop_stiffness, self._stop_damping,
-            self._offset, self._sigmoid.T]))
+            self._offset, self._sigmoid.T, self._coordinates.qindex]))
         self._new_block()
 
     def _chain_data(self, chain: ClosedChain) -> np.ndarray:
@@ -275,7 +286,7 @@ class Simulator:
         self._control = block[:integrators.NCONTROL]   # one array, seen by both calls
         self._control[integrators.C_COUNT] = 1
         self._step_call = None   # bound again to the new block on the next step
-        self._state_shape = (2, self.robot.dof)
+        self._state_shape = (self.robot.nq + self.robot.dof,)
 
     def _consistent(self, q: np.ndarray, qd: np.ndarray, name: str) -> tuple:
         """Project (q, qd) onto the closures' manifold, keeping the actuated coordinates."""
@@ -311,13 +322,16 @@ class Simulator:
 
     def set_state(self, q=None, qd=None) -> None:
         """
-        Overwrite positions and/or velocities (time is kept).
+        Overwrite positions q (nq,) and/or velocities qd (nv,) (time is kept).
+
+        Quaternions and planar (cos, sin) in q are normalised (a zero one is
+        refused with ValueError).
 
         A closed chain's state is projected onto its constraint manifold: the
         actuated coordinates as given, the passive ones solved for, the
         velocities made consistent (ValueError if no configuration is near).
         """
-        new_q = self.q if q is None else self._vector(q, 'q')
+        new_q = self.q if q is None else validated_positions(self.robot, q, 'q')
         new_qd = self.qd if qd is None else self._vector(qd, 'qd')
         if self.closures is not None:
             new_q, new_qd = self._consistent(new_q, new_qd, 'q' if q is not None else 'qd')
@@ -399,16 +413,8 @@ class Simulator:
         return tau
 
     def limit_torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        """Return the one-sided spring-damper torques of the position limits."""
-        over = np.maximum(q - self._upper, 0.0)
-        under = np.maximum(self._lower - q, 0.0)
-        penetration = under - over   # > 0 pushes toward +q
-        inside = penetration == 0.0
-        spring = self._stop_stiffness * penetration
-        damper = -self._stop_damping * qd
-        # the damper only resists motion into the stop, and never pulls toward it
-        damper = np.where(((over > 0) & (qd > 0)) | ((under > 0) & (qd < 0)), damper, 0.0)
-        return np.where(inside, 0.0, spring + damper)
+        """Return the one-sided spring-damper torques (nv,) of the position limits at q (nq,)."""
+        return self._coordinates.stop_torques(q, qd, self._stop_stiffness, self._stop_damping)
 
     def acceleration(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Return qdd at (q, qd) under the current inputs (with the closures' forces)."""
@@ -451,7 +457,8 @@ class Simulator:
         # per-step path of a real-time loop, kept lean
         out = np.empty(self._state_shape)
         status = call.into(out, self.q, self.qd, self.effort)
-        self.q, self.qd = out
+        nq = self._nq
+        self.q, self.qd = out[:nq], out[nq:]
         if status:
             self._raise_step_error(status)
 
@@ -472,7 +479,7 @@ class Simulator:
                 status = call.into(out, self.q, self.qd, self.effort)
             finally:
                 self._control[integrators.C_COUNT] = 1   # what step()'s fast path expects
-            q, qd = out
+            q, qd = out[:self._nq], out[self._nq:]
         self.q, self.qd = q, qd
         if status != integrators.DONE:
             self._raise_step_error(status)
@@ -484,7 +491,7 @@ class Simulator:
         ensure_compiled(entry)
         self._step_model = model = self.robot._model
         self._step_call = StateCall(entry.address, model, self.robot.dof, 3,
-                                    (2, self.robot.dof), self._block)
+                                    self._state_shape, self._block, self.robot.nq)
         return self._step_call
 
     def _raise_step_error(self, status: int) -> None:
@@ -535,9 +542,7 @@ class Simulator:
         self._kinetic = kinetic = _kinetic_energy(model, q, qd)
         total = kinetic + _potential_energy(model, q)
         if self._limits and self._bounded_any:
-            # signed, 0 inside; np.clip's own steps, without its Python-level dispatch
-            penetration = q - np.minimum(np.maximum(q, self._lower), self._upper)
-            total += 0.5 * float(np.dot(self._stop_stiffness, penetration * penetration))
+            total += self._coordinates.spring_energy(q, self._stop_stiffness)
         return total
 
 
@@ -546,17 +551,22 @@ def simulate(robot: RobotModel, q0, qd0, t_final: float, dt: float = 1e-3,
              method: Optional[str] = None, rtol: float = 1e-8, atol: float = 1e-10,
              **options) -> tuple:
     """
-    Simulate from (q0, qd0) to ``t_final`` and return arrays (t, q, qd).
+    Simulate from (q0, qd0) to ``t_final`` and return arrays t (T,), q (T, nq), qd (T, nv).
 
-    effort: None (zero), a constant (dof,) array, or a callable
-    ``effort(t, q, qd) -> (dof,)``. With ``method`` None the fixed-step
+    effort: None (zero), a constant (nv,) array, or a callable
+    ``effort(t, q, qd) -> (nv,)``. With ``method`` None the fixed-step
     ``integrator`` runs at ``dt`` and every step is returned; with method
     'RK45', 'Radau' or 'BDF' scipy's solve_ivp integrates adaptively (rtol,
-    atol) and the result is sampled every ``dt``. Other options go to
-    ``Simulator`` (damping, friction, limits, ...).
+    atol) and the result is sampled every ``dt`` (one-dof joints only:
+    solve_ivp adds qd to q in R^n, not on the manifold). Other options go
+    to ``Simulator`` (damping, friction, limits, ...).
     """
     if not (isinstance(t_final, (int, float)) and np.isfinite(t_final) and t_final >= 0.0):
         raise ValueError(f't_final: expected a finite time >= 0 in s, got {t_final!r}')
+    if method is not None and robot.nq != robot.nv:
+        raise ValueError(f'method: {method!r} (solve_ivp) integrates q + qd in R^n, not on the '
+                         f'manifold of floating, planar or ball joints (nq {robot.nq}, nv '
+                         f'{robot.nv}): use method=None (the fixed-step integrators)')
     simulator = Simulator(robot, dt=dt, integrator=integrator, q0=q0, qd0=qd0, **options)
     dof = robot.dof
     steps = int(round(t_final / dt))
@@ -569,7 +579,7 @@ def simulate(robot: RobotModel, q0, qd0, t_final: float, dt: float = 1e-3,
             simulator.set_effort(effort)
 
     if method is None:
-        qs, qds = np.empty((steps + 1, dof)), np.empty((steps + 1, dof))
+        qs, qds = np.empty((steps + 1, robot.nq)), np.empty((steps + 1, dof))
         qs[0], qds[0] = simulator.q, simulator.qd
         for k in range(steps):
             apply(simulator.t, simulator.q, simulator.qd)

@@ -235,12 +235,6 @@ def test_neutral_configuration_is_pinocchios(twin):
                                                         pin.neutral(twin.model))) < TOLERANCE
 
 
-def test_the_simulator_refuses_what_it_cannot_integrate(twin):
-    from ros_dynamics.simulation import Simulator
-    with pytest.raises(ValueError, match='not simulated yet'):
-        Simulator(twin.robot)
-
-
 def test_wrong_sizes_name_nq_and_nv():
     robot = RobotModel.from_urdf_string(BALL)
     with pytest.raises(ValueError, match=r'q: expected shape \(5,\).*nq = 5'):

@@ -21,9 +21,9 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'ros_dynamics'
 # the names that say which type a joint is: only the joint model may read them
 JOINT_TYPE_NAMES = {'REVOLUTE', 'PRISMATIC', 'COL_JTYPE', 'JTYPE'}
 # where they may appear: the joint model itself (its transforms and motion subspaces, and its
-# configuration space), and the model builder, which writes the type code of each joint from
-# joints.JOINT_TYPES
-ALLOWED = {'joints.py', 'configuration.py', 'model_build.py'}
+# configuration space: configuration.py, and manifold.py, its compiled integrate), and the model
+# builder, which writes the type code of each joint from joints.JOINT_TYPES
+ALLOWED = {'joints.py', 'configuration.py', 'manifold.py', 'model_build.py'}
 
 
 def names_used(path: pathlib.Path) -> set:

@@ -24,7 +24,7 @@ import numpy as np
 from ros_dynamics.actuators.description import transmissions_of
 from ros_dynamics.exceptions import URDFWarning
 from ros_dynamics.model import RobotModel
-from ros_dynamics.urdf import parse_urdf_string, RobotSpec
+from ros_dynamics.urdf import parse_urdf_string, RobotSpec, with_root_joint
 from tqdm import tqdm
 
 PROGRAM = 'ros-dynamics'
@@ -86,7 +86,8 @@ def read_text(path: str, what: str) -> str:
         raise CLIError(f'cannot read {what} {path!r}: {error.strerror}') from None
 
 
-def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
+def load_robot(path: str, echo_warnings: bool = True,
+               root_joint: Optional[str] = None) -> LoadedRobot:
     """
     Read a URDF file into a RobotModel, keeping the load warnings.
 
@@ -95,7 +96,9 @@ def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
     expands it; a parse error becomes a CLIError prefixed with the file name.
     ``echo_warnings`` prints the load warnings on stderr, one line each.
     Robots with floating, planar or ball joints are refused (the commands
-    read and write one column per joint).
+    read and write one column per joint) unless ``root_joint`` ('floating'
+    or 'planar', the ``--root-joint`` of the commands that take one) adds
+    that joint between the world and the URDF's root link.
     """
     text = read_text(path, 'URDF file')
     if is_xacro(path, text):
@@ -104,11 +107,11 @@ def load_robot(path: str, echo_warnings: bool = True) -> LoadedRobot:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
         try:
-            spec = parse_urdf_string(text)
+            spec = with_root_joint(parse_urdf_string(text), root_joint)
             model = RobotModel(spec, transmissions=transmissions_of(text))
         except ValueError as error:   # URDFError and every other core input error
             raise CLIError(f'{path}: {error}') from None
-    if model.nq != model.nv:
+    if model.nq != model.nv and root_joint is None:
         raise CLIError(f'{path}: floating, planar or ball joints (nq {model.nq}, nv '
                        f'{model.nv}): this command reads and writes one column per joint and '
                        'takes robots with one coordinate per joint only')
@@ -125,9 +128,9 @@ def add_actuators_argument(parser: argparse.ArgumentParser) -> None:
                              'armature, friction; loaded into the model)')
 
 
-def load_model(urdf: str, actuators: Optional[str]) -> tuple:
+def load_model(urdf: str, actuators: Optional[str], root_joint: Optional[str] = None) -> tuple:
     """Return (loaded URDF, model), the model with the ``actuators`` YAML when given."""
-    loaded = load_robot(urdf)
+    loaded = load_robot(urdf, root_joint=root_joint)
     if not actuators:
         return loaded, loaded.model
     read_text(actuators, 'actuators file')   # a missing file named as such

@@ -41,6 +41,17 @@ The states (every step) go to ``--out`` as CSV: ``time``,
 ``JOINT.position``, ``JOINT.velocity``, ``JOINT.effort`` (the effort
 applied after saturation), in the units of the joint (rad or m): the
 recording format ``identify`` reads.
+
+``--root-joint floating`` (or ``planar``) puts a free-flyer (planar) joint
+between the world and the URDF's root link, as a legged robot or a mobile
+base needs (docs/simulator_floating_base.md): the base flies free (no
+contacts yet), ``--q0`` sets the actuated joints (the base starts at the
+origin, unrotated), the table lists the actuated joints and a line the
+base, and the CSV's base columns are ``root_joint.x.position`` ... (x, y,
+z, qx, qy, qz, qw; planar x, y, cos, sin) and ``root_joint.vx.velocity``
+... (vx, vy, vz, wx, wy, wz in the base frame; planar vx, vy, wz), the
+base's effort columns a wrench on it in its frame. ``--follow`` takes
+fixed-base robots only.
 """
 
 import argparse
@@ -77,6 +88,13 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+# the coordinates of a multi-dof joint by its number of positions: free-flyer, planar, and a
+# ball joint (Pinocchio's order, docs/conventions.md)
+BASE_PARTS = {7: (('x', 'y', 'z', 'qx', 'qy', 'qz', 'qw'), ('vx', 'vy', 'vz', 'wx', 'wy', 'wz')),
+              4: (('x', 'y', 'cos', 'sin'), ('vx', 'vy', 'wz')),
+              'ball': (('qx', 'qy', 'qz', 'qw'), ('wx', 'wy', 'wz'))}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the arguments of ``simulate``."""
     parser.add_argument('urdf', metavar='URDF', help='the robot description (.urdf)')
@@ -108,10 +126,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='integration step (s, default 0.001)')
     parser.add_argument('--integrator', choices=INTEGRATORS, default='rk4',
                         help='fixed-step integrator (default rk4)')
+    parser.add_argument('--root-joint', choices=('floating', 'planar'),
+                        help="a free-flyer or planar joint between the world and the URDF's "
+                             'root link (a legged robot, a mobile base): the base flies free')
     parser.add_argument('--q0', metavar='VALUES',
-                        help='start positions: DOF comma-separated values in joint order, or '
-                             'JOINT=VALUE pairs (the others 0); default 0 clamped into the '
-                             'limits')
+                        help='start positions: a comma-separated value per joint (none for a '
+                             'base), or JOINT=VALUE pairs (the others 0); default 0 clamped '
+                             'into the limits')
     parser.add_argument('-o', '--out', metavar='CSV',
                         help="write the states as CSV ('-' for stdout, then the summary goes "
                              'to stderr)')
@@ -160,11 +181,36 @@ def start_positions(text: str, joint_names: tuple, default: np.ndarray) -> np.nd
     return q0
 
 
+def actuated_joints(model) -> tuple:
+    """Return the one-dof joints' names and their indices in q and in qd (index arrays)."""
+    names = [n for n in model.joint_names
+             if model.v_slice(n).stop - model.v_slice(n).start == 1]
+    return (names, np.array([model.q_slice(n).start for n in names], dtype=int),
+            np.array([model.v_slice(n).start for n in names], dtype=int))
+
+
+def coordinate_labels(model) -> tuple:
+    """Return the CSV labels of q's (nq) and of qd's (nv) coordinates: joints and base parts."""
+    q_labels, v_labels = [], []
+    for name in model.joint_names:
+        size = model.q_slice(name).stop - model.q_slice(name).start
+        if size == 1:
+            q_labels.append(name)
+            v_labels.append(name)
+            continue
+        part = model.q_slice(name)
+        ball = size == 4 and model.neutral_configuration()[part][3] == 1.0   # (qx, .., qw)
+        q_parts, v_parts = BASE_PARTS['ball' if ball else size]
+        q_labels += [f'{name}.{part}' for part in q_parts]
+        v_labels += [f'{name}.{part}' for part in v_parts]
+    return q_labels, v_labels
+
+
 def simulate_states(simulator: Simulator, steps: int, control=None, advance=None) -> tuple:
     """
     Step ``simulator`` ``steps`` times; return (q, qd, effort, s per step).
 
-    q, qd, effort are (steps + 1, dof): row k is the state at t = k dt and
+    q (steps + 1, nq), qd and effort (steps + 1, nv): row k is the state at t = k dt and
     the effort applied from it (``control(t, q, qd)``, saturated, held over
     the step; zero without ``control``), as ``simulation.simulate`` does.
     ``advance(n)`` is told every n steps done. The time per step is measured
@@ -172,7 +218,7 @@ def simulate_states(simulator: Simulator, steps: int, control=None, advance=None
     """
     robot = simulator.robot
     dof = robot.dof
-    qs, qds, efforts = (np.empty((steps + 1, dof)) for _ in range(3))
+    qs, qds, efforts = (np.empty((steps + 1, size)) for size in (robot.nq, dof, dof))
     chunk = max(1, steps // 200)
     start = None
     for k in range(steps + 1):
@@ -255,10 +301,15 @@ def check_options(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """Simulate ``args.urdf`` and report; return the exit status."""
     check_options(args)
-    _, model = load_model(args.urdf, args.actuators)
+    _, model = load_model(args.urdf, args.actuators, args.root_joint)
     if model.dof == 0:
         raise CLIError(f'{args.urdf}: the robot has no moving joint; nothing to simulate')
-    default = np.clip(np.zeros(model.dof), model.lower, model.upper)
+    if args.follow is not None and model.nq != model.nv:
+        raise CLIError('--follow: the trajectory files hold one column per joint; a floating '
+                       'or planar base (--root-joint) is not followed')
+    names, qi, vi = actuated_joints(model)
+    default = model.neutral_configuration()
+    default[qi] = np.clip(default[qi], model.lower[qi], model.upper[qi])
     tracking = None
     if args.follow is not None:
         tracking = with_progress(f'reading {args.follow}', lambda: follower(args, model),
@@ -275,14 +326,16 @@ def run(args: argparse.Namespace) -> int:
     steps = int(round(args.seconds / args.dt))
     if steps < 1:
         raise CLIError(f'--seconds {args.seconds} is shorter than one step (--dt {args.dt})')
-    if (steps + 1) * model.dof * 3 * 8 > MAX_STATE_BYTES:   # q, qd, effort of every step
+    if (steps + 1) * (model.nq + 2 * model.dof) * 8 > MAX_STATE_BYTES:   # q, qd, effort
         raise CLIError(f'--seconds {args.seconds} at --dt {args.dt} is {steps} steps, more than '
                        f'{MAX_STATE_BYTES / 1e9:.0f} GB of states to keep; simulate less or '
                        'use a larger --dt')
     if args.plot:
         require_matplotlib()
         plot_directory(args.plot)
-    q0 = default if args.q0 is None else start_positions(args.q0, model.joint_names, default)
+    q0 = default.copy()
+    if args.q0 is not None:
+        q0[qi] = start_positions(args.q0, tuple(names), default[qi])
     qd0 = None if tracking is None or args.q0 is not None else tracking.reference[1][0]
 
     def prepare() -> tuple:
@@ -308,11 +361,17 @@ def run(args: argparse.Namespace) -> int:
           f'({args.dt / per_step:.0f} x real time)', file=stream)
     print(f'energy (kinetic + potential + limit stops): {number(energy_start, 6)} J at the '
           f'start, {number(simulator.energy(), 6)} J at the end', file=stream)
+    if model.nq != model.dof:
+        base = model.joint_names[0]
+        part = model.q_slice(base)
+        print(f'base {base!r} ({args.root_joint or "from the URDF"}): position '
+              f'{", ".join(number(x) for x in qs[0, part][:3])} m at the start, '
+              f'{", ".join(number(x) for x in qs[-1, part][:3])} at the end', file=stream)
     print(file=stream)
-    rows = [[name, number(qs[0, k]), number(qs[-1, k]), number(qs[:, k].min()),
-             number(qs[:, k].max()), number(np.abs(qds[:, k]).max()),
+    rows = [[name, number(qs[0, i]), number(qs[-1, i]), number(qs[:, i].min()),
+             number(qs[:, i].max()), number(np.abs(qds[:, k]).max()),
              number(np.abs(efforts[:, k]).max())]
-            for k, name in enumerate(model.joint_names)]
+            for name, i, k in zip(names, qi, vi)]
     header = ['joint', 'start', 'end', 'min', 'max', 'peak |speed|', 'peak |effort|']
     if tracking is not None:
         error = qs - np.array([tracking.sample(t)[0] for t in times])
@@ -325,22 +384,22 @@ def run(args: argparse.Namespace) -> int:
     if tracking is not None and saturated:
         warn(f'the effort limit saturated on {", ".join(saturated)}: the robot could not '
              'follow the trajectory there (lower --gains or slow the trajectory down)')
-    names = model.joint_names
     if args.out:
-        header = ['time'] + [f'{n}.{field}' for field in ('position', 'velocity', 'effort')
-                             for n in names]
+        q_labels, v_labels = coordinate_labels(model)
+        header = (['time'] + [f'{n}.position' for n in q_labels]
+                  + [f'{n}.{field}' for field in ('velocity', 'effort') for n in v_labels])
         write_csv(args.out, header, [times] + list(qs.T) + list(qds.T) + list(efforts.T),
                   args.progress)
         if args.out != '-':
             note(f'states written to {args.out}')
     if args.plot:
         from ros_dynamics.cli import plots
-        figures = [('positions.png', 'joint positions', 'position (rad or m)', qs,
-                    model.lower, model.upper),
-                   ('velocities.png', 'joint velocities', 'speed (rad/s or m/s)', qds,
-                    -model.velocity_limit, model.velocity_limit),
+        figures = [('positions.png', 'joint positions', 'position (rad or m)', qs[:, qi],
+                    model.lower[qi], model.upper[qi]),
+                   ('velocities.png', 'joint velocities', 'speed (rad/s or m/s)', qds[:, vi],
+                    -model.velocity_limit[vi], model.velocity_limit[vi]),
                    ('efforts.png', f'applied efforts ({effort})', 'effort (N m or N)',
-                    efforts, -model.effort_limit, model.effort_limit)]
+                    efforts[:, vi], -model.effort_limit[vi], model.effort_limit[vi])]
         with progress(len(figures), 'plotting', 'figure', args.progress) as bar:
             for name, title, ylabel, values, lower, upper in figures:
                 plots.joint_lines(args.plot, name, title + ' (dashed: URDF limits)', ylabel,

@@ -31,6 +31,14 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
 * out ``/diagnostics``: model, health, achieved real-time factor, step times
   (``step_*``: the mean step of each compiled block).
 
+Floating and planar bases (``root_joint``: ``floating`` or ``planar``): the base
+flies free (no contacts yet), ``joint_states`` and the commands carry the
+actuated joints only, the base goes out as ``nav_msgs/Odometry`` on
+``odometry_topic`` (default ``odom``, frame ``odom_frame``) with every
+``joint_states``, and ``~/set_state`` takes its ``base_pose`` and ``base_twist``
+(with ``set_base``)
+(nodes/odometry.py; docs/simulator_floating_base.md for the odom -> base tf).
+
 Model source as the other nodes (``robot_description`` parameter, ``urdf_path``,
 the transient-local ``robot_description`` topic); a new description on the
 topic restarts the simulation from the initial state of the new model. The
@@ -122,6 +130,7 @@ from typing import Callable, Optional
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
+from nav_msgs.msg import Odometry
 import numpy as np
 import rclpy
 from rclpy.node import Node
@@ -130,6 +139,7 @@ from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
+from ros_dynamics.nodes.odometry import SimulatedBase
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.urdf_source import resolve_package_url
@@ -184,6 +194,7 @@ class SimulatorNode(Node):
         self._stop = threading.Event()
         self._sim: Optional[Simulator] = None
         self._vectors: Optional[JointVectorMap] = None
+        self._base: Optional[SimulatedBase] = None
         self._command_index: Optional[list] = None
         self._effort = np.zeros(0)
         self._wrenches: dict = {}
@@ -227,7 +238,8 @@ class SimulatorNode(Node):
         self.create_service(SimStep, '~/step', self._on_step)
         self.create_service(SetJointState, '~/set_state', self._on_set_state)
 
-        self._models = ModelSource(self, on_change=self._on_model, strict=True)
+        self._odometry_pub, self._odometry = None, Odometry()   # created for a floating base
+        self._models = ModelSource(self, on_change=self._on_model, strict=True, bases=True)
         self._payloads = PayloadInterface(self, self._models, on_change=self._on_payload)
         self._diagnostics_timer = self.create_timer(self._diagnostics_period, self._diagnose)
         if self._report_period > 0:
@@ -294,6 +306,9 @@ class SimulatorNode(Node):
         self._report_period = fixed('pose_report_period', 0.0,
                                     'log the pose error every this many s; 0 = off',
                                     NON_NEGATIVE)
+        self._odometry_topic = fixed('odometry_topic', 'odom', 'nav_msgs/Odometry of a floating '
+                                     'or planar base (root_joint), with joint_states')
+        self._odom_frame = fixed('odom_frame', 'odom', 'header.frame_id of the odometry')
         self._loops = str(fixed('loops', '',
                                 'loop-closure YAML (path or package:// URL) for a closed '
                                 'chain; empty = a tree'))
@@ -374,15 +389,18 @@ class SimulatorNode(Node):
     def _on_model(self, model) -> None:
         """Build a fresh simulator for a (re)loaded model, starting from the initial state."""
         model.gravity = self._gravity
-        vectors = JointVectorMap(model.joint_names)
-        q0 = self._initial_positions(model, vectors)
-        joints = self._joints or list(model.joint_names)
+        base = SimulatedBase(model)   # a floating or planar base is not on joint_states
+        vectors = JointVectorMap(base.actuated)
+        q0 = base.initial_configuration(self._initial_positions(model, vectors, base))
+        joints = self._joints or list(base.actuated)
         try:
-            command_index = vectors.indices(joints, 'parameter joints')
+            command_index = base.v_index[vectors.indices(joints, 'parameter joints')]
             config_error = ''
         except ValueError as error:
             command_index, config_error = None, str(error)
             self.get_logger().error(f'{error}: commands on the commands topic are ignored')
+        if base.kind and self._odometry_pub is None:
+            self._odometry_pub = self.create_publisher(Odometry, self._odometry_topic, 10)
         try:
             closures = (ClosedChain.from_yaml(model, resolve_package_url(self._loops))
                         if self._loops else None)
@@ -403,7 +421,7 @@ class SimulatorNode(Node):
         with self._lock:
             self._sim, self._vectors, self._q0 = simulator, vectors, q0
             self._command_index, self._config_error = command_index, config_error
-            self._joint_names = list(model.joint_names)
+            self._joint_names, self._base = list(base.actuated), base
             self._clear_inputs()
             self._fault = ''
             self._version += 1
@@ -415,15 +433,16 @@ class SimulatorNode(Node):
             if self._sim is not None:
                 self._sim._new_state()
 
-    def _initial_positions(self, model, vectors: JointVectorMap) -> np.ndarray:
-        """Return ``initial_positions.<joint>`` values, default 0 clamped into the limits."""
-        q0 = np.clip(np.zeros(model.dof), model.lower, model.upper)
+    def _initial_positions(self, model, vectors: JointVectorMap, base) -> np.ndarray:
+        """Return the actuated joints' ``initial_positions.<joint>``, default 0 in the limits."""
+        lower, upper = base.lower, base.upper
+        q0 = np.clip(np.zeros(len(base.actuated)), lower, upper)
         overrides = getattr(self, '_parameter_overrides', {})
         for name in overrides:
             if name.startswith('initial_positions.') and name[18:] not in vectors.index:
                 self.get_logger().warning(f'parameter {name}: {name[18:]!r} is not a joint of '
                                           f'{model.name!r}; ignored')
-        for k, joint in enumerate(model.joint_names):
+        for k, joint in enumerate(base.actuated):
             parameter = f'initial_positions.{joint}'
             if not self.has_parameter(parameter):
                 declare(self, parameter, float(q0[k]),
@@ -432,11 +451,11 @@ class SimulatorNode(Node):
             value = float(self.get_parameter(parameter).value)
             if not math.isfinite(value):
                 raise ValueError(f'parameter {parameter} must be finite, got {value}')
-            if not (model.lower[k] <= value <= model.upper[k]):
+            if not (lower[k] <= value <= upper[k]):
                 self.get_logger().warning(
                     f'parameter {parameter} = {value} is outside the joint limits '
-                    f'[{model.lower[k]}, {model.upper[k]}]; clamped')
-            q0[k] = min(max(value, model.lower[k]), model.upper[k])
+                    f'[{lower[k]}, {upper[k]}]; clamped')
+            q0[k] = min(max(value, lower[k]), upper[k])
         return q0
 
     def _clear_inputs(self) -> None:
@@ -483,7 +502,7 @@ class SimulatorNode(Node):
                     self.get_logger().warning(f'joint_commands: unknown joint {name!r}; ignored',
                                               throttle_duration_sec=5.0)
                     continue
-                effort[k] = value
+                effort[self._base.v_index[k]] = value
             self._accept_effort(effort)
 
     def _accept_effort(self, effort: np.ndarray) -> None:
@@ -815,9 +834,11 @@ class SimulatorNode(Node):
         message = JointState()
         message.header.stamp = self._stamp()
         message.name = self._joint_names
-        message.position = sim.q.tolist()
-        message.velocity = sim.qd.tolist()
-        message.effort = (sim.effort if not self._holding else np.zeros(sim.robot.dof)).tolist()
+        base = self._base
+        message.position = base.positions(sim.q).tolist()
+        message.velocity = base.joints(sim.qd).tolist()
+        message.effort = base.joints(sim.effort if not self._holding
+                                     else np.zeros(sim.robot.dof)).tolist()
         return message
 
     def _publish_state(self) -> None:
@@ -829,10 +850,16 @@ class SimulatorNode(Node):
             message = self._published_state = JointState()
             message.name = self._joint_names
         message.header.stamp = self._stamp()
-        message.position = doubles(sim.q)
-        message.velocity = doubles(sim.qd)
-        message.effort = doubles(sim.effort if not self._holding else np.zeros(sim.robot.dof))
+        base = self._base
+        message.position = doubles(base.positions(sim.q))
+        message.velocity = doubles(base.joints(sim.qd))
+        message.effort = doubles(base.joints(sim.effort if not self._holding
+                                             else np.zeros(sim.robot.dof)))
         self._joint_state_pub.publish(message)
+        if base.kind:   # the base's odometry, stamped as the joint states
+            odometry = base.odometry(sim.q, sim.qd, self._odom_frame, self._odometry)
+            odometry.header.stamp = message.header.stamp
+            self._odometry_pub.publish(odometry)
         if self._constraint_pub is not None and sim.closures is not None:
             forces = Float64MultiArray()
             forces.data = doubles(sim.constraint_forces())
@@ -921,24 +948,15 @@ class SimulatorNode(Node):
             try:
                 sim = self._require_sim()
                 indices = self._vectors.indices(request.name, 'name')
-                q, qd = sim.q.copy(), sim.qd.copy()
-                for field, values, target in (('position', request.position, q),
-                                              ('velocity', request.velocity, qd)):
-                    if len(values) == 0:
-                        continue
-                    if len(values) != len(request.name):
-                        raise ValueError(f'{field}: {len(values)} values for '
-                                         f'{len(request.name)} names')
-                    for k, name, value in zip(indices, request.name, values):
-                        if not math.isfinite(value):
-                            raise ValueError(f'{field}: joint {name!r} is {value} '
-                                             '(must be finite)')
-                        target[k] = value
-                model = sim.robot
-                outside = [f'{name} = {q[k]:.6g} not in [{model.lower[k]:.6g}, '
-                           f'{model.upper[k]:.6g}]'
-                           for k, name in enumerate(model.joint_names)
-                           if self._use_limits and not model.lower[k] <= q[k] <= model.upper[k]]
+                q, qd, base = sim.q.copy(), sim.qd.copy(), self._base
+                base.set_state(q, qd, indices, request.position, request.velocity,
+                               request.set_base, request.base_pose, request.base_twist)
+                positions = base.positions(q)
+                outside = [f'{name} = {positions[k]:.6g} not in [{base.lower[k]:.6g}, '
+                           f'{base.upper[k]:.6g}]'
+                           for k, name in enumerate(base.actuated)
+                           if self._use_limits and not base.lower[k] <= positions[k]
+                           <= base.upper[k]]
                 if outside:
                     raise ValueError('position outside the joint limits: ' + ', '.join(outside))
                 sim.set_state(q, qd)
@@ -1002,7 +1020,7 @@ class SimulatorNode(Node):
         with self._lock:
             if self._sim is None:
                 return
-            error = np.abs(self._sim.q - self._q0)
+            error = np.abs(self._base.positions(self._sim.q) - self._base.positions(self._q0))
             worst = int(np.argmax(error))
             status = ('paused: ' + self._fault if self._fault else
                       'paused' if self._paused else

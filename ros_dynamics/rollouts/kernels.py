@@ -4,21 +4,24 @@
 """
 Many simulations in one call: the simulator's compiled step over a batch of rollouts.
 
-Rollout b starts at (q0[b], qd0[b]) and takes ``steps`` steps of the
-simulator's step (integrators.checked_step, simulation_steps' step with its
-energy check),
-holding over step k the effort
+Rollout b starts at (q0[b], qd0[b]) (nq and nv entries) and takes ``steps``
+steps of the simulator's step (integrators.checked_step, simulation_steps'
+step with its energy check, on the configuration manifold), holding over
+step k the effort (nv,)
 
     tau_k = sat(tau_ff[k] + K (q_ref[k] - q_k) + D (qd_ref[k] - qd_k))
 
 (zero-order hold of a joint-space PD law with feed-forward, Craig 2005 sec.
 10.7; without gains tau_k = sat(tau_ff[k])), saturated at the effort limits
-as ``Simulator.set_effort`` does. Each rollout has its own block (the
+as ``Simulator.set_effort`` does. The position error of velocity coordinate
+j is that of its one-dof joint's position q[Q_INDEX_j]; the coordinates of
+a multi-dof joint (floating, planar, ball) get none (K's columns there are
+zero, rollout.py checks). Each rollout has its own block (the
 simulator's settings, its own parameter rows, since the limit stops are
 tuned to its initial mass matrix, and scratch space). ``rollout_batch``
 runs them one at a time; ``rollout_lanes_batch``, for models solved by ABA
-(no mimic joints), in groups of LANES (``rollout_group``, rollouts/lanes.py),
-with the same states.
+(no mimic joints, one-dof joints only: nq = nv), in groups of LANES
+(``rollout_group``, rollouts/lanes.py), with the same states.
 """
 
 import numpy as np
@@ -27,7 +30,7 @@ from ros_dynamics._lanes import LANES
 from ros_dynamics.aba import NWORK
 from ros_dynamics.integrators import (accepted_step, block_parts, C_DT, C_KINETIC_SCALE,
                                       C_LIMITS, C_REFERENCE, C_RK4, C_TIME, checked_step, DONE,
-                                      has_input, NCONTROL, NPARAMS, total_energy,
+                                      has_input, NCONTROL, NPARAMS, Q_INDEX, total_energy,
                                       zero_body_forces)
 from ros_dynamics.joints import body_count
 from ros_dynamics.rollouts.lanes import (group_advance, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT,
@@ -36,20 +39,25 @@ from ros_dynamics.rollouts.lanes import (group_advance, L_Q, L_Q_NEXT, L_QD, L_Q
 
 
 @kernel
-def effort_into(feedforward, limit, gains, q_ref, qd_ref, q, qd, effort):
+def effort_into(feedforward, limit, gains, q_ref, qd_ref, q, qd, qindex, effort):
     """
-    Write the saturated effort of one step: tau_ff + K (q_ref - q) + D (qd_ref - qd).
+    Write the saturated effort (nv,) of one step: tau_ff + K (q_ref - q) + D (qd_ref - qd).
 
-    ``gains`` (2, n, n) holds K then D, or is empty (0, n, n) for open loop.
-    NaN stays NaN (it makes the step diverge, as Simulator.set_effort lets it).
+    ``gains`` (2, n, n) holds K then D, or is empty (0, n, n) for open loop;
+    q, q_ref (nq,), qd, qd_ref (n,) with n = nv; ``qindex`` (n,): the
+    params row Q_INDEX (the position of velocity coordinate j, or -1: no
+    position error). NaN stays NaN (it makes the step diverge, as
+    Simulator.set_effort lets it).
     """
-    n = q.shape[0]
+    n = qd.shape[0]
     for i in range(n):
         value = feedforward[i]
         if gains.shape[0] > 0:   # in the order of tau_ff + K @ (q_ref - q) + D @ (qd_ref - qd)
             position, velocity = 0.0, 0.0
             for j in range(n):
-                position += gains[0, i, j] * (q_ref[j] - q[j])
+                if qindex[j] >= 0.0:
+                    k = int(qindex[j])
+                    position += gains[0, i, j] * (q_ref[k] - q[k])
                 velocity += gains[1, i, j] * (qd_ref[j] - qd[j])
             value = value + position + velocity
         if not np.isnan(value):
@@ -61,16 +69,18 @@ def effort_into(feedforward, limit, gains, q_ref, qd_ref, q, qd, effort):
 def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
                   q_out, qd_out, outcome):
     """
-    Roll out len(q0) simulations; write q_out, qd_out (B, steps + 1, n) and outcome (B,).
+    Roll out len(q0) simulations; write q_out (B, steps + 1, nq), qd_out (.., nv), outcome (B,).
 
-    ``feedforward``, ``q_ref``, ``qd_ref``: (B or 1, steps, n), one row of 1
+    ``feedforward``, ``qd_ref``: (B or 1, steps, nv), ``q_ref`` (B or 1,
+    steps, nq), one row of 1
     shared by every rollout; ``params`` (B, NPARAMS, n): each rollout's
     parameter rows; ``template``: a simulator block with the settings.
     outcome[b] = steps for a rollout that ran through, else the step k at
     which it was refused (its states from k + 1 on are NaN). Return 0, or
     the first refused rollout's status (integrators.simulation_steps).
     """
-    batch, n = q0.shape
+    batch, nq = q0.shape
+    n = qd0.shape[1]
     steps = q_out.shape[1] - 1
     limits = template[C_LIMITS] != 0.0
     first = DONE
@@ -78,7 +88,7 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     for b in range(batch):
         block = template.copy()
         block[NCONTROL:NCONTROL + NPARAMS * n] = params[b].ravel()
-        control, rows, wrenches, workspace, q_next, qd_next = block_parts(block, n,
+        control, rows, wrenches, workspace, q_next, qd_next = block_parts(block, nq, n,
                                                                           body_count(model))
         zero_body_forces(workspace)
         q, qd = q0[b].copy(), qd0[b].copy()
@@ -93,7 +103,7 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
         qdr = qd_ref[0 if qd_ref.shape[0] == 1 else b]
         outcome[b] = steps
         for k in range(steps):   # simulation_steps' step, the block's parts taken once
-            effort_into(ff[k], limit, gains, qr[k], qdr[k], q, qd, effort)
+            effort_into(ff[k], limit, gains, qr[k], qdr[k], q, qd, rows[Q_INDEX], effort)
             applied = read_only(effort)
             status = checked_step(model, q, qd, applied, has_input(applied, wrenches), control,
                                   rows, wrenches, workspace, q_next, qd_next, None)
@@ -104,8 +114,9 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
                 q_out[b, k + 1:] = np.nan
                 qd_out[b, k + 1:] = np.nan
                 break
-            for i in range(n):
+            for i in range(nq):
                 q_out[b, k + 1, i] = q[i]
+            for i in range(n):
                 qd_out[b, k + 1, i] = qd[i]
     return first
 
@@ -116,8 +127,9 @@ def rollout_lanes_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref
     """
     Run rollout_batch (its arguments and results) in groups of LANES rollouts.
 
-    For models whose forward dynamics is ABA (no mimic joints) and no applied
-    wrenches; the same states bit for bit. A separate entry point, so that
+    For models whose forward dynamics is ABA (no mimic joints), one-dof
+    joints only (nq = nv) and no applied wrenches; the same states bit for
+    bit. A separate entry point, so that
     each compiles only where it is used (on a cold cache 60 s of CPU for this
     one, 41 s for rollout_batch).
     """
@@ -145,7 +157,7 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     steps = q_out.shape[1] - 1
     dt, rk4, limits = template[C_DT], template[C_RK4] != 0.0, template[C_LIMITS] != 0.0
     block = template.copy()
-    _, _, wrenches, workspace, _, _ = block_parts(block, n, body_count(model))
+    _, _, wrenches, workspace, _, _ = block_parts(block, n, n, body_count(model))
     zero_body_forces(workspace)
     controls = np.empty((LANES, NCONTROL))
     lane_params = np.empty((LANES, NPARAMS, n))
@@ -175,7 +187,8 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
             b = start + min(j, count - 1)
             f, r = 0 if shared_ff else b, 0 if shared_ref else b
             effort_into(feedforward[f, k], limit, gains, q_ref[r, k], qd_ref[r, k],
-                        rows[R_Q, j], rows[R_QD, j], rows[R_EFFORT, j])
+                        rows[R_Q, j], rows[R_QD, j], read_only(lane_params[j, Q_INDEX]),
+                        rows[R_EFFORT, j])
             forced[j] = has_input(read_only(rows[R_EFFORT, j]), wrenches)
             for i in range(n):
                 lanes[L_Q, i, j], lanes[L_QD, i, j] = rows[R_Q, j, i], rows[R_QD, j, i]

@@ -61,21 +61,29 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     """
     Simulate B rollouts of ``steps`` steps of ``dt`` and return the states (q, qd).
 
-    Shapes (dof = robot.dof, B rollouts; a leading batch axis may be left
-    out of the per-step inputs to share them, as mujoco.rollout tiles them):
+    Shapes (nq = robot.nq positions, nv = robot.nv = robot.dof velocities,
+    B rollouts; a leading batch axis may be left out of the per-step inputs
+    to share them, as mujoco.rollout tiles them; as MuJoCo's rollout.py,
+    whose state is (qpos (nq), qvel (nv)) too):
 
-    - q0, qd0: (B, dof) or (dof,) initial positions (rad, m) and velocities;
-    - effort: (B, steps, dof) or (steps, dof) feed-forward joint efforts
+    - q0: (B, nq) or (nq,) initial positions (rad, m; a floating base's
+      (x, y, z, qx, qy, qz, qw), its quaternion normalised here), qd0:
+      (B, nv) or (nv,) initial velocities (rad/s, m/s; a floating base's
+      twist in its own frame, docs/conventions.md);
+    - effort: (B, steps, nv) or (steps, nv) feed-forward joint efforts
       tau_ff (N m, N), held over each step; None for zero (then ``steps``
       must be given);
     - kp = K (N m/rad, N/m), kd = D (N m s/rad, N s/m): None (open loop),
-      or (dof,) diagonal or (dof, dof) gains; the effort over step k is then
+      or (nv,) diagonal or (nv, nv) gains; the effort over step k is then
       sat(tau_ff[k] + K (q_ref[k] - q_k) + D (qd_ref[k] - qd_k)) from the
-      state at the start of the step (zero-order hold);
-    - q_ref, qd_ref: (B, steps, dof) or (steps, dof) references (qd_ref
-      defaults to zero);
-    - returns q, qd: (B, steps + 1, dof) each, index 0 the initial state,
-      index k + 1 the state after step k (time (k + 1) dt).
+      state at the start of the step (zero-order hold); the position error
+      of a one-dof joint only: K's columns of a floating, planar or ball
+      joint's coordinates must be zero;
+    - q_ref: (B, steps, nq) or (steps, nq), qd_ref: (B, steps, nv) or
+      (steps, nv) references (qd_ref defaults to zero);
+    - returns q: (B, steps + 1, nq) and qd: (B, steps + 1, nv), index 0
+      the initial state, index k + 1 the state after step k (time
+      (k + 1) dt), positions on the manifold (integrators.py).
 
     Each rollout equals ``Simulator(robot, dt, integrator, q0[b], qd0[b],
     **options)`` stepped with ``set_effort`` before every step (options:
@@ -84,12 +92,16 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     no input, singular mass matrix) raises SimulationDiverged naming it, or
     with ``allow_divergence`` keeps its states up to there and NaN after.
     ``threads`` caps the worker threads (default: ROS_DYNAMICS_THREADS or
-    the cores; a block of at least 16 rollouts per thread).
+    the cores; a block of at least 16 rollouts per thread). Models with
+    floating, planar or ball joints run one rollout at a time (the vector
+    lanes hold one-dof models only).
     """
-    dof = robot.dof
+    dof, nq = robot.dof, robot.nq
     q0 = np.atleast_2d(np.asarray(q0, dtype=float))
     batch = q0.shape[0]
-    q0 = _batch_of(q0, 'q0', batch, (dof,))
+    q0 = _batch_of(q0, 'q0', batch, (nq,))
+    if nq != dof:
+        q0 = np.ascontiguousarray(robot.normalize(q0))
     qd0 = _batch_of(qd0, 'qd0', batch, (dof,))
     if qd0.shape[0] != batch:
         qd0 = np.ascontiguousarray(np.broadcast_to(qd0, (batch, dof)))
@@ -108,16 +120,22 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
         gains = np.stack([np.zeros((dof, dof)) if gain is None else _gain_matrix(gain, name, dof)
                           for gain, name in ((kp, 'kp'), (kd, 'kd'))])
         if q_ref is None and kp is not None:
-            raise ValueError('q_ref: the gain kp needs position references (steps, dof)')
-        q_ref = _batch_of(np.zeros((steps, dof)) if q_ref is None else q_ref, 'q_ref', batch,
-                          (steps, dof))
+            raise ValueError(f'q_ref: the gain kp needs position references (steps, {nq})')
+        for joint in robot.joint_names:
+            part = robot.v_slice(joint)
+            if part.stop - part.start > 1 and np.any(gains[0][:, part]):
+                raise ValueError(f'kp: the columns {part.start}..{part.stop - 1} of joint '
+                                 f'{joint!r} must be zero: position errors on the manifold of '
+                                 'floating, planar and ball joints are not implemented')
+        q_ref = _batch_of(np.zeros((steps, nq)) if q_ref is None else q_ref, 'q_ref', batch,
+                          (steps, nq))
         qd_ref = _batch_of(np.zeros((steps, dof)) if qd_ref is None else qd_ref, 'qd_ref',
                            batch, (steps, dof))
     else:
         if q_ref is not None or qd_ref is not None:
             raise ValueError('q_ref, qd_ref: give the gains kp and/or kd to use them')
         gains = np.zeros((0, dof, dof))
-        q_ref = qd_ref = np.zeros((1, steps, dof))
+        q_ref, qd_ref = np.zeros((1, steps, nq)), np.zeros((1, steps, dof))
     # the settings of one simulator; each rollout's limit stops are tuned to its own q0
     template = Simulator(robot, dt=dt, integrator=integrator, q0=q0[0], qd0=qd0[0], **options)
     omega = 1.0 / (10.0 * template.dt)
@@ -127,7 +145,7 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     params[:, integrators.STOP_STIFFNESS] = inertia * omega ** 2
     params[:, integrators.STOP_DAMPING] = 2.0 * inertia * omega
     limit = np.ascontiguousarray(robot.effort_limit, dtype=float)
-    q_out, qd_out = np.empty((batch, steps + 1, dof)), np.empty((batch, steps + 1, dof))
+    q_out, qd_out = np.empty((batch, steps + 1, nq)), np.empty((batch, steps + 1, dof))
     outcome = np.empty(batch)
     block = template._block
 
@@ -138,7 +156,8 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
                 params[start:stop], limit, gains, part(q_ref), part(qd_ref), block,
                 q_out[start:stop], qd_out[start:stop], outcome[start:stop])
 
-    lanes = block[integrators.C_DENSE] == 0.0 and block[integrators.C_WRENCHES] == 0.0
+    lanes = (block[integrators.C_DENSE] == 0.0 and block[integrators.C_WRENCHES] == 0.0
+             and nq == dof)   # one-dof joints only in the lanes
     kernel = rollout_lanes_batch if lanes else rollout_batch   # ABA: 4 rollouts at once
     ensure_compiled(kernel)
     status = run_batch(kernel, batch, rows, threads, blocks_per_thread=10, multiple=LANES)
