@@ -578,6 +578,19 @@ class RobotModel:
                              f'({", ".join(str(a.shape) for a in arrays)})')
         return arrays
 
+    def validated_states(self, names: Sequence[str], *values) -> tuple:
+        """
+        Return finite float64 states, one per name, all (size,) or all (N, size).
+
+        A name 'q' has nq entries, any other nv (its name is the one in the
+        ValueError raised for a wrong shape, NaN or Inf, or differing batches).
+        """
+        arrays = self._states(tuple(names), *values)
+        for name, array in zip(names, arrays):
+            if array.ndim == 1:
+                self._check_finite(array, name)
+        return arrays
+
     @staticmethod
     def _check_status(status: int, names: tuple, arrays: tuple) -> None:
         """Raise for a kernel status 1 (a validated state argument holds NaN or Inf)."""
@@ -1008,6 +1021,25 @@ class RobotModel:
         from ros_dynamics.operational_space import operational_space
         return operational_space(self, q, qd, link, frame, axes, reference_link,
                                  singular_threshold, damping)
+
+    # ------------------------------------------------------------------ contacts
+    def constrained_forward_dynamics(self, q, v, tau, contacts, baumgarte=(0.0, 0.0)) -> tuple:
+        """
+        Return (qdd, forces) with ``contacts`` held: M qdd + b = tau + J^T f, J qdd + Jdot v = 0.
+
+        See ros_dynamics.contacts.forward (conventions: docs/contacts.md).
+        """
+        from ros_dynamics.contacts.forward import constrained_forward_dynamics
+        return constrained_forward_dynamics(self, q, v, tau, contacts, baumgarte)
+
+    def contact_inverse_dynamics(self, q, v, qdd, contacts, **options) -> tuple:
+        """
+        Return the actuated torques and contact forces realising qdd (a ContactInverseDynamics).
+
+        See ros_dynamics.contacts.inverse for the options and the QP (docs/contacts.md).
+        """
+        from ros_dynamics.contacts.inverse import contact_inverse_dynamics
+        return contact_inverse_dynamics(self, q, v, qdd, contacts, **options)
 
     # ------------------------------------------------------------------ identification
     @property

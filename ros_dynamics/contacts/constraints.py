@@ -1,0 +1,174 @@
+# Copyright 2026 The ros_dynamics Authors
+# SPDX-License-Identifier: Apache-2.0
+
+"""
+The contact constraint J qdd + gamma = 0 and the contact force limits C f <= 0.
+
+For the stacked contacts (description.py) at a state (q, v), rows in world
+axes (Pinocchio's ``LOCAL_WORLD_ALIGNED``), from the link's world-aligned
+Jacobian [J_o; J_w] and bias [a_o; alpha] (``RobotModel.jacobian``,
+``jacobian_dot_qd``), r = R p the contact point's offset from the link
+origin in world axes, omega = J_w v, v_c = (J_o - [r]x J_w) v:
+
+* point contact: J = J_o - [r]x J_w (3 rows), gamma = a_o + alpha x r +
+  omega x (omega x r), the point's classical acceleration at qdd = 0
+  (Featherstone 2008, sec. 2.11; Pinocchio's ``CONTACT_3D``);
+* 6D contact: J = [J_o - [r]x J_w; J_w] (6 rows), gamma = [a_c - omega x
+  v_c; alpha] with a_c as above: the contact frame's spatial acceleration at
+  qdd = 0, world axes (``CONTACT_6D``; in the frame's own axes it is
+  Pinocchio's LOCAL one rotated, so qdd is the same for LOCAL and
+  LOCAL_WORLD_ALIGNED and only the forces are rotated).
+
+Baumgarte stabilisation (Baumgarte 1972, as closed_chain.py) replaces gamma
+by gamma + kd J v + kp e, e the contact frame's position error to its
+``anchor`` (origin difference; rotation vector of R R_anchor^T for 6D), world
+axes; a contact without an anchor has e = 0.
+
+Force limits (``force_limits``), linear so that a QP solver can hold them:
+Coulomb's cone |f_t| <= mu f_n is replaced by the inscribed pyramid of
+``facets`` faces, (cos t_j u1 + sin t_j u2 - mu cos(pi / facets) n) . f <= 0
+for t_j = 2 pi j / facets (u1, u2, n: tangents and normal), so a force inside
+the pyramid is inside the cone; with 4 facets |f . u_i| <= mu / sqrt(2) f_n.
+Without friction a unilateral contact has -f_n <= 0. A 6D contact's limits
+are on its wrench in the contact frame's axes (F, tau): the pyramid on F,
+and with a sole the centre of pressure (-tau_y / F_z, tau_x / F_z) inside
+[x_min, x_max] x [y_min, y_max] (four rows, linear in the wrench); the yaw
+moment is not limited (Caron, Pham and Nakamura 2015 give the full wrench
+cone, not implemented).
+"""
+
+import math
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+from ros_dynamics.runtime import did_you_mean
+from scipy.spatial.transform import Rotation
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return a x b for 3-vectors (np.cross costs ~20 us a call)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
+def _cross_rows(r: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Return [r]x rows for a (3, n) block (r x each column)."""
+    return np.array([r[1] * rows[2] - r[2] * rows[1], r[2] * rows[0] - r[0] * rows[2],
+                     r[0] * rows[1] - r[1] * rows[0]])
+
+
+def check_frames(robot, contacts: Sequence) -> None:
+    """Raise a ValueError naming a contact whose frame is not a link of ``robot``."""
+    links = robot.link_names
+    for k, contact in enumerate(contacts):
+        if contact.frame not in links:
+            raise ValueError(f'contacts[{k}]: frame {contact.frame!r} is not a link of '
+                             f'{robot.name!r}{did_you_mean(contact.frame, links)}')
+
+
+def rows_of(contacts: Sequence) -> int:
+    """Return the stacked force size m (3 per point contact, 6 per 6D contact)."""
+    return sum(contact.size for contact in contacts)
+
+
+def contact_terms(robot, q: np.ndarray, v: np.ndarray, contacts: Sequence,
+                  baumgarte: Tuple[float, float] = (0.0, 0.0)) -> tuple:
+    """
+    Return (J (m, nv), gamma (m,), rotations) of ``contacts`` at one state (see module doc).
+
+    q (nq,), v (nv,) validated by the caller; rotations: each contact frame's
+    world rotation (3x3). baumgarte (kp 1/s^2, kd 1/s) as in the module doc.
+    """
+    kp, kd = baumgarte
+    jac = np.empty((rows_of(contacts), robot.nv))
+    gamma = np.empty(jac.shape[0])
+    rotations = []
+    row = 0
+    for contact in contacts:
+        link = contact.frame
+        pose = robot.link_pose(q, link)
+        rot = pose[:3, :3]
+        link_jac = robot.jacobian(q, link)
+        bias = robot.jacobian_dot_qd(q, v, link)
+        linear, angular = link_jac[:3], link_jac[3:]
+        omega = angular @ v
+        alpha = bias[3:]
+        r = rot @ contact.position
+        if contact.position.any():
+            linear = linear - _cross_rows(r, angular)
+            accel = bias[:3] + _cross(alpha, r) + _cross(omega, _cross(omega, r))
+        else:
+            accel = bias[:3]
+        rotation = rot @ contact.rotation
+        rotations.append(rotation)
+        jac[row:row + 3] = linear
+        if contact.size == 3:
+            gamma[row:row + 3] = accel
+        else:
+            jac[row + 3:row + 6] = angular
+            gamma[row:row + 3] = accel - _cross(omega, linear @ v)
+            gamma[row + 3:row + 6] = alpha
+        size = contact.size
+        if kd:
+            gamma[row:row + size] += kd * (jac[row:row + size] @ v)
+        if kp and contact.anchor is not None:
+            gamma[row:row + 3] += kp * (pose[:3, 3] + r - contact.anchor[:3, 3])
+            if size == 6:
+                gamma[row + 3:row + 6] += kp * Rotation.from_matrix(
+                    rotation @ contact.anchor[:3, :3].T).as_rotvec()
+        row += size
+    return jac, gamma, rotations
+
+
+def _tangents(normal: np.ndarray) -> tuple:
+    """Return two unit vectors u1, u2 with (u1, u2, normal) a right-handed orthonormal basis."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    u1 = helper - normal * (helper @ normal)
+    u1 /= np.linalg.norm(u1)
+    return u1, _cross(normal, u1)
+
+
+def force_limits(contacts: Sequence, rotations: Sequence, facets: int = 4
+                 ) -> Optional[np.ndarray]:
+    """
+    Return C (k, m) with C f <= 0 the contacts' force limits (module doc), or None for none.
+
+    f: the stacked forces of ``contacts`` (world axes, LOCAL_WORLD_ALIGNED);
+    rotations: the contact frames' world rotations (``contact_terms``).
+    """
+    if isinstance(facets, bool) or not isinstance(facets, int) or facets < 3:
+        raise ValueError(f'friction_facets: expected an integer >= 3, got {facets!r}')
+    angles = 2.0 * math.pi * np.arange(facets) / facets
+    blocks, row = [], 0
+    m = rows_of(contacts)
+    for contact, rotation in zip(contacts, rotations):
+        size = contact.size
+        if contact.bilateral:
+            row += size
+            continue
+        if size == 3:
+            normal = contact.normal
+            u1, u2 = _tangents(normal)
+        else:
+            u1, u2, normal = rotation[:, 0], rotation[:, 1], rotation[:, 2]
+        local = []   # rows acting on the force (3,) then, for 6D, the moment (3,)
+        if contact.friction is None:
+            local.append(np.concatenate([-normal, np.zeros(size - 3)]))
+        else:
+            slope = contact.friction * math.cos(math.pi / facets)
+            for c, s in zip(np.cos(angles), np.sin(angles)):
+                local.append(np.concatenate([c * u1 + s * u2 - slope * normal,
+                                             np.zeros(size - 3)]))
+        if contact.sole is not None:
+            x_min, x_max, y_min, y_max = contact.sole
+            # the moment about the frame's x and y axes: tau_x = u1 . tau, tau_y = u2 . tau
+            local += [np.concatenate([-x_max * normal, -u2]),   # -tau_y <= x_max F_z
+                      np.concatenate([x_min * normal, u2]),     # x_min F_z <= -tau_y
+                      np.concatenate([-y_max * normal, u1]),    # tau_x <= y_max F_z
+                      np.concatenate([y_min * normal, -u1])]    # y_min F_z <= tau_x
+        block = np.zeros((len(local), m))
+        block[:, row:row + size] = local
+        blocks.append(block)
+        row += size
+    return np.vstack(blocks) if blocks else None

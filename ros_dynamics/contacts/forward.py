@@ -1,0 +1,128 @@
+# Copyright 2026 The ros_dynamics Authors
+# SPDX-License-Identifier: Apache-2.0
+
+"""
+Constrained forward dynamics: the accelerations and contact forces of a robot in contact.
+
+The KKT system of Featherstone, Rigid Body Dynamics Algorithms (2008), sec.
+8.1 (Lagrange multipliers) and Pinocchio's ``constraintDynamics``::
+
+    M qdd + b = tau + J^T f,        J qdd + gamma = 0
+
+with M, b = C qd + g from the RobotModel, J, gamma from constraints.py (world
+axes, Pinocchio's LOCAL_WORLD_ALIGNED; with Baumgarte terms if asked). It is
+solved by the Schur complement: X = M^-1 [tau - b, J^T], the Delassus matrix
+G = J M^-1 J^T and G f = -gamma - J M^-1 (tau - b), then qdd = M^-1 (tau - b
++ J^T f). Units: qdd in rad/s^2 (m/s^2), f in N (point) or [N; N m] (6D).
+
+Rank-deficient contact sets (more constrained directions than the robot can
+move independently, e.g. two 6D contacts on one link) have a singular G and
+many force solutions. Pinocchio's proximal solver iterates (G + mu I)
+f_k+1 = rhs + mu f_k from f_0 = 0, which converges to the least-norm
+solution; here that limit is computed directly: f = G^+ rhs with the
+eigenvalues of G below ``RANK_TOLERANCE`` times the largest dropped. qdd is
+unique either way. A contact set whose constraint cannot hold (rhs outside
+the range of G) gets the least-squares f; ``residual`` reports |J qdd + gamma|.
+"""
+
+from typing import NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ros_dynamics.contacts.constraints import check_frames, contact_terms, rows_of
+from ros_dynamics.contacts.description import as_contacts
+from ros_dynamics.exceptions import SingularMassMatrixError
+
+RANK_TOLERANCE = 1e-10
+
+
+class ConstrainedDynamics(NamedTuple):
+    """qdd (nv,) or (N, nv); forces (m,) or (N, m) stacked in contact order, world axes."""
+
+    qdd: np.ndarray
+    forces: np.ndarray
+
+
+def baumgarte_gains(baumgarte) -> Tuple[float, float]:
+    """Return (kp, kd) >= 0 from ``baumgarte`` or raise a ValueError naming the keyword."""
+    try:
+        kp, kd = (float(x) for x in baumgarte)
+    except (TypeError, ValueError):
+        raise ValueError(f'baumgarte: expected (kp, kd), got {baumgarte!r}') from None
+    if not (np.isfinite(kp) and np.isfinite(kd) and kp >= 0.0 and kd >= 0.0):
+        raise ValueError(f'baumgarte: expected finite gains >= 0 (kp 1/s^2, kd 1/s), '
+                         f'got {baumgarte!r}')
+    return kp, kd
+
+
+def least_norm_solve(delassus: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Return G^+ rhs for a symmetric positive semi-definite G (module doc, rank deficiency)."""
+    values, vectors = np.linalg.eigh(delassus)
+    keep = values > RANK_TOLERANCE * max(values[-1], 0.0)
+    return vectors[:, keep] @ ((vectors[:, keep].T @ rhs) / values[keep])
+
+
+def solve_kkt(mass: np.ndarray, bias: np.ndarray, tau: np.ndarray, jac: np.ndarray,
+              gamma: np.ndarray) -> tuple:
+    """
+    Return (qdd, f) of M qdd + b = tau + J^T f, J qdd + gamma = 0 for one state.
+
+    Raises SingularMassMatrixError if M is not positive definite.
+    """
+    try:
+        solved = np.linalg.solve(mass, np.column_stack([tau - bias, jac.T]))
+    except np.linalg.LinAlgError:
+        raise SingularMassMatrixError('the mass matrix is singular: the constrained dynamics '
+                                      'need a positive definite M') from None
+    free, minv_jt = solved[:, 0], solved[:, 1:]
+    delassus = jac @ minv_jt
+    rhs = -gamma - jac @ free
+    try:
+        lower = np.linalg.cholesky(delassus)
+        diagonal = np.diagonal(lower)
+        regular = diagonal.min() ** 2 > RANK_TOLERANCE * diagonal.max() ** 2
+    except np.linalg.LinAlgError:
+        regular = False
+    force = np.linalg.solve(delassus, rhs) if regular else least_norm_solve(delassus, rhs)
+    return free + minv_jt @ force, force
+
+
+def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
+                                 baumgarte=(0.0, 0.0)) -> ConstrainedDynamics:
+    """
+    Return (qdd, forces) of ``robot`` (a RobotModel) held by ``contacts`` (module doc).
+
+    q (nq,) or (N, nq), v and tau (nv,) or (N, nv): SI units, Pinocchio's
+    free-flyer convention (v: the base twist in the base frame). contacts: a
+    Contact or a sequence of them (the same for every state of a batch).
+    baumgarte: (kp 1/s^2, kd 1/s), zero by default (Pinocchio's corrector
+    gains; kp acts on anchored contacts only). Returns qdd (nv,) or (N, nv)
+    and the stacked forces (m,) or (N, m): a point contact's force (N) at its
+    point, a 6D contact's [force; moment] (N, N m) at its frame origin, world axes.
+    """
+    contacts = as_contacts(contacts)
+    check_frames(robot, contacts)
+    gains = baumgarte_gains(baumgarte)
+    q, v, tau = robot.validated_states(('q', 'v', 'tau'), q, v, tau)
+    if q.ndim == 1:
+        mass, bias = robot.mass_matrix(q), robot.bias_torques(q, v)
+        jac, gamma, _ = contact_terms(robot, q, v, contacts, gains)
+        return ConstrainedDynamics(*solve_kkt(mass, bias, tau, jac, gamma))
+    count, m = q.shape[0], rows_of(contacts)
+    qdd, forces = np.empty(v.shape), np.empty((count, m))
+    if count == 0:
+        return ConstrainedDynamics(qdd, forces)
+    masses, biases = robot.mass_matrix(q), robot.bias_torques(q, v)
+    for k in range(count):
+        jac, gamma, _ = contact_terms(robot, q[k], v[k], contacts, gains)
+        qdd[k], forces[k] = solve_kkt(masses[k], biases[k], tau[k], jac, gamma)
+    return ConstrainedDynamics(qdd, forces)
+
+
+def constraint_residual(robot, q, v, qdd, contacts: Sequence) -> Optional[np.ndarray]:
+    """Return J qdd + gamma (m,) at one state: how far ``qdd`` is from holding the contacts."""
+    contacts = as_contacts(contacts)
+    check_frames(robot, contacts)
+    q, v, qdd = robot.validated_states(('q', 'v', 'qdd'), q, v, qdd)
+    jac, gamma, _ = contact_terms(robot, q, v, contacts)
+    return jac @ qdd + gamma
