@@ -1023,7 +1023,7 @@ class RobotModel:
                                  singular_threshold, damping)
 
     # ------------------------------------------------------------------ contacts
-    def constrained_forward_dynamics(self, q, v, tau, contacts, baumgarte=(0.0, 0.0)) -> tuple:
+    def constrained_forward_dynamics(self, q, v, tau, contacts, baumgarte=None) -> tuple:
         """
         Return (qdd, forces) with ``contacts`` held: M qdd + b = tau + J^T f, J qdd + Jdot v = 0.
 

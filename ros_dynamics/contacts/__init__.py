@@ -10,6 +10,9 @@ Contacts in the core: constrained forward dynamics and contact-consistent invers
 """
 
 from ros_dynamics.contacts.description import Contact
-from ros_dynamics.contacts.forward import ConstrainedDynamics, constrained_forward_dynamics
+from ros_dynamics.contacts.forward import constrained_forward_dynamics, ConstrainedDynamics
+from ros_dynamics.contacts.inverse import (contact_inverse_dynamics, ContactInfeasibleError,
+                                           ContactInverseDynamics)
 
-__all__ = ['ConstrainedDynamics', 'Contact', 'constrained_forward_dynamics']
+__all__ = ['ConstrainedDynamics', 'Contact', 'ContactInfeasibleError', 'ContactInverseDynamics',
+           'constrained_forward_dynamics', 'contact_inverse_dynamics']

@@ -37,7 +37,6 @@ moment is not limited (Caron, Pham and Nakamura 2015 give the full wrench
 cone, not implemented).
 """
 
-import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -73,60 +72,50 @@ def rows_of(contacts: Sequence) -> int:
 
 
 def contact_terms(robot, q: np.ndarray, v: np.ndarray, contacts: Sequence,
-                  baumgarte: Tuple[float, float] = (0.0, 0.0)) -> tuple:
+                  baumgarte: Tuple[float, float] = (0.0, 0.0), rotations: bool = False) -> tuple:
     """
     Return (J (m, nv), gamma (m,), rotations) of ``contacts`` at one state (see module doc).
 
     q (nq,), v (nv,) validated by the caller; rotations: each contact frame's
-    world rotation (3x3). baumgarte (kp 1/s^2, kd 1/s) as in the module doc.
+    world rotation (3x3) if ``rotations`` is True, else None. baumgarte (kp
+    1/s^2, kd 1/s) as in the module doc.
     """
     kp, kd = baumgarte
     jac = np.empty((rows_of(contacts), robot.nv))
     gamma = np.empty(jac.shape[0])
-    rotations = []
+    frames = [] if rotations else None
     row = 0
     for contact in contacts:
-        link = contact.frame
-        pose = robot.link_pose(q, link)
-        rot = pose[:3, :3]
+        link, size = contact.frame, contact.size
         link_jac = robot.jacobian(q, link)
         bias = robot.jacobian_dot_qd(q, v, link)
-        linear, angular = link_jac[:3], link_jac[3:]
-        omega = angular @ v
-        alpha = bias[3:]
-        r = rot @ contact.position
-        if contact.position.any():
-            linear = linear - _cross_rows(r, angular)
-            accel = bias[:3] + _cross(alpha, r) + _cross(omega, _cross(omega, r))
-        else:
-            accel = bias[:3]
-        rotation = rot @ contact.rotation
-        rotations.append(rotation)
-        jac[row:row + 3] = linear
-        if contact.size == 3:
-            gamma[row:row + 3] = accel
-        else:
-            jac[row + 3:row + 6] = angular
-            gamma[row:row + 3] = accel - _cross(omega, linear @ v)
-            gamma[row + 3:row + 6] = alpha
-        size = contact.size
+        jac[row:row + 3] = link_jac[:3]
+        gamma[row:row + 3] = bias[:3]
+        offset = contact.position.any()
+        if offset or rotations or size == 6 or (kp and contact.anchor is not None):
+            pose = robot.link_pose(q, link)
+            rot = pose[:3, :3]
+            r = rot @ contact.position
+            if rotations:
+                frames.append(rot @ contact.rotation)
+        if offset or size == 6:
+            omega = link_jac[3:] @ v
+        if offset:   # the point r from the link origin: [r]x moves velocity and acceleration
+            jac[row:row + 3] -= _cross_rows(r, link_jac[3:])
+            gamma[row:row + 3] += _cross(bias[3:], r) + _cross(omega, _cross(omega, r))
+        if size == 6:
+            jac[row + 3:row + 6] = link_jac[3:]
+            gamma[row:row + 3] -= _cross(omega, jac[row:row + 3] @ v)
+            gamma[row + 3:row + 6] = bias[3:]
         if kd:
             gamma[row:row + size] += kd * (jac[row:row + size] @ v)
         if kp and contact.anchor is not None:
             gamma[row:row + 3] += kp * (pose[:3, 3] + r - contact.anchor[:3, 3])
             if size == 6:
                 gamma[row + 3:row + 6] += kp * Rotation.from_matrix(
-                    rotation @ contact.anchor[:3, :3].T).as_rotvec()
+                    rot @ contact.rotation @ contact.anchor[:3, :3].T).as_rotvec()
         row += size
-    return jac, gamma, rotations
-
-
-def _tangents(normal: np.ndarray) -> tuple:
-    """Return two unit vectors u1, u2 with (u1, u2, normal) a right-handed orthonormal basis."""
-    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    u1 = helper - normal * (helper @ normal)
-    u1 /= np.linalg.norm(u1)
-    return u1, _cross(normal, u1)
+    return jac, gamma, frames
 
 
 def force_limits(contacts: Sequence, rotations: Sequence, facets: int = 4
@@ -135,40 +124,23 @@ def force_limits(contacts: Sequence, rotations: Sequence, facets: int = 4
     Return C (k, m) with C f <= 0 the contacts' force limits (module doc), or None for none.
 
     f: the stacked forces of ``contacts`` (world axes, LOCAL_WORLD_ALIGNED);
-    rotations: the contact frames' world rotations (``contact_terms``).
+    rotations: the contact frames' world rotations (``contact_terms``). A 6D
+    contact's rows, in its frame's axes (``Contact.limit_rows``), act on
+    [R^T F; R^T tau].
     """
-    if isinstance(facets, bool) or not isinstance(facets, int) or facets < 3:
-        raise ValueError(f'friction_facets: expected an integer >= 3, got {facets!r}')
-    angles = 2.0 * math.pi * np.arange(facets) / facets
-    blocks, row = [], 0
-    m = rows_of(contacts)
-    for contact, rotation in zip(contacts, rotations):
-        size = contact.size
-        if contact.bilateral:
-            row += size
-            continue
+    blocks = [(contact.limit_rows(facets), contact.size) for contact in contacts]
+    count = sum(rows.shape[0] for rows, _ in blocks)
+    if count == 0:
+        return None
+    limits = np.zeros((count, rows_of(contacts)))
+    row = column = 0
+    for (rows, size), rotation in zip(blocks, rotations):
+        k = rows.shape[0]
         if size == 3:
-            normal = contact.normal
-            u1, u2 = _tangents(normal)
-        else:
-            u1, u2, normal = rotation[:, 0], rotation[:, 1], rotation[:, 2]
-        local = []   # rows acting on the force (3,) then, for 6D, the moment (3,)
-        if contact.friction is None:
-            local.append(np.concatenate([-normal, np.zeros(size - 3)]))
-        else:
-            slope = contact.friction * math.cos(math.pi / facets)
-            for c, s in zip(np.cos(angles), np.sin(angles)):
-                local.append(np.concatenate([c * u1 + s * u2 - slope * normal,
-                                             np.zeros(size - 3)]))
-        if contact.sole is not None:
-            x_min, x_max, y_min, y_max = contact.sole
-            # the moment about the frame's x and y axes: tau_x = u1 . tau, tau_y = u2 . tau
-            local += [np.concatenate([-x_max * normal, -u2]),   # -tau_y <= x_max F_z
-                      np.concatenate([x_min * normal, u2]),     # x_min F_z <= -tau_y
-                      np.concatenate([-y_max * normal, u1]),    # tau_x <= y_max F_z
-                      np.concatenate([y_min * normal, -u1])]    # y_min F_z <= tau_x
-        block = np.zeros((len(local), m))
-        block[:, row:row + size] = local
-        blocks.append(block)
-        row += size
-    return np.vstack(blocks) if blocks else None
+            limits[row:row + k, column:column + 3] = rows
+        elif k:
+            limits[row:row + k, column:column + 3] = rows[:, :3] @ rotation.T
+            limits[row:row + k, column + 3:column + 6] = rows[:, 3:] @ rotation.T
+        row += k
+        column += size
+    return limits

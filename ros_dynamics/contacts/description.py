@@ -93,7 +93,8 @@ class Contact:
         if rotation.shape != (3, 3) or not np.all(np.isfinite(rotation)) or \
                 np.max(np.abs(rotation.T @ rotation - np.eye(3))) > 1e-9 or \
                 np.linalg.det(rotation) < 0.0:
-            raise ValueError(f'{what}: rotation must be a 3x3 rotation matrix, got {self.rotation!r}')
+            raise ValueError(f'{what}: rotation must be a 3x3 rotation matrix, '
+                             f'got {self.rotation!r}')
         rotation.setflags(write=False)
         set_(self, 'rotation', rotation)
         if not isinstance(self.bilateral, (bool, np.bool_)):
@@ -116,6 +117,7 @@ class Contact:
         if self.bilateral and (self.friction is not None or self.sole is not None):
             raise ValueError(f'{what}: a bilateral contact has no friction or sole limit '
                              '(set friction=None, sole=None)')
+        set_(self, '_rows', {})
         if self.anchor is not None:
             anchor = np.array(self.anchor, dtype=float)
             if anchor.shape != (4, 4) or not np.all(np.isfinite(anchor)):
@@ -136,6 +138,21 @@ class Contact:
         pose[:3, 3] = self.position
         return pose
 
+    def limit_rows(self, facets: int = 4) -> np.ndarray:
+        """
+        Return the rows L (k, size) of this contact's force limits L f <= 0 (constraints.py).
+
+        A point contact's rows act on its force in world axes; a 6D contact's
+        on its wrench [F; tau] in the contact frame's axes (z the normal).
+        Empty (0, size) for a bilateral contact. Cached per ``facets``.
+        """
+        rows = self._rows.get(facets)
+        if rows is None:
+            rows = _limit_rows(self, facets)
+            rows.setflags(write=False)
+            self._rows[facets] = rows
+        return rows
+
     def fixed_at(self, robot, q) -> 'Contact':
         """Return this contact bilateral and anchored at its world pose at q (a RobotModel's)."""
         if self.friction is not None or self.sole is not None:
@@ -143,6 +160,44 @@ class Contact:
                              'set friction=None and sole=None first')
         return replace(self, bilateral=True, anchor=robot.link_pose(q, self.frame)
                        @ self.placement)
+
+
+def _tangents(normal: np.ndarray) -> tuple:
+    """Return two unit vectors u1, u2 with (u1, u2, normal) a right-handed orthonormal basis."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    u1 = helper - normal * (helper @ normal)
+    u1 /= np.linalg.norm(u1)
+    return u1, np.cross(normal, u1)
+
+
+def _limit_rows(contact: Contact, facets: int) -> np.ndarray:
+    """Return ``Contact.limit_rows`` (the pyramid, unilateral and sole rows of constraints.py)."""
+    if isinstance(facets, bool) or not isinstance(facets, int) or facets < 3:
+        raise ValueError(f'friction_facets: expected an integer >= 3, got {facets!r}')
+    size = contact.size
+    if contact.bilateral:
+        return np.zeros((0, size))
+    if size == 3:
+        normal = contact.normal
+        u1, u2 = _tangents(normal)
+    else:   # the contact frame's axes
+        u1, u2, normal = np.eye(3)
+    rows = []   # acting on the force (3,) then, for 6D, the moment (3,)
+    if contact.friction is None:
+        rows.append(np.concatenate([-normal, np.zeros(size - 3)]))
+    else:
+        slope = contact.friction * math.cos(math.pi / facets)
+        for angle in 2.0 * math.pi * np.arange(facets) / facets:
+            rows.append(np.concatenate([math.cos(angle) * u1 + math.sin(angle) * u2
+                                        - slope * normal, np.zeros(size - 3)]))
+    if contact.sole is not None:
+        x_min, x_max, y_min, y_max = contact.sole
+        # the moments about the frame's x and y axes: tau_x = u1 . tau, tau_y = u2 . tau
+        rows += [np.concatenate([-x_max * normal, -u2]),   # -tau_y <= x_max F_z
+                 np.concatenate([x_min * normal, u2]),     # x_min F_z <= -tau_y
+                 np.concatenate([-y_max * normal, u1]),    # tau_x <= y_max F_z
+                 np.concatenate([y_min * normal, -u1])]    # y_min F_z <= tau_x
+    return np.array(rows)
 
 
 def as_contacts(contacts) -> tuple:

@@ -32,6 +32,7 @@ import numpy as np
 from ros_dynamics.contacts.constraints import check_frames, contact_terms, rows_of
 from ros_dynamics.contacts.description import as_contacts
 from ros_dynamics.exceptions import SingularMassMatrixError
+from scipy.linalg.lapack import dposv
 
 RANK_TOLERANCE = 1e-10
 
@@ -67,42 +68,42 @@ def solve_kkt(mass: np.ndarray, bias: np.ndarray, tau: np.ndarray, jac: np.ndarr
     """
     Return (qdd, f) of M qdd + b = tau + J^T f, J qdd + gamma = 0 for one state.
 
-    Raises SingularMassMatrixError if M is not positive definite.
+    Cholesky solves (LAPACK dposv); raises SingularMassMatrixError if M is not
+    positive definite.
     """
-    try:
-        solved = np.linalg.solve(mass, np.column_stack([tau - bias, jac.T]))
-    except np.linalg.LinAlgError:
-        raise SingularMassMatrixError('the mass matrix is singular: the constrained dynamics '
-                                      'need a positive definite M') from None
+    rhs = np.empty((jac.shape[1], jac.shape[0] + 1))
+    rhs[:, 0] = tau - bias
+    rhs[:, 1:] = jac.T
+    _, solved, info = dposv(mass, rhs)
+    if info:
+        raise SingularMassMatrixError('the mass matrix is singular (not positive definite): '
+                                      'the constrained dynamics need a positive definite M')
     free, minv_jt = solved[:, 0], solved[:, 1:]
     delassus = jac @ minv_jt
     rhs = -gamma - jac @ free
-    try:
-        lower = np.linalg.cholesky(delassus)
-        diagonal = np.diagonal(lower)
-        regular = diagonal.min() ** 2 > RANK_TOLERANCE * diagonal.max() ** 2
-    except np.linalg.LinAlgError:
-        regular = False
-    force = np.linalg.solve(delassus, rhs) if regular else least_norm_solve(delassus, rhs)
+    factor, force, info = dposv(delassus, rhs)
+    diagonal = np.diagonal(factor)
+    if info or diagonal.min() ** 2 <= RANK_TOLERANCE * diagonal.max() ** 2:
+        force = least_norm_solve(delassus, rhs)
     return free + minv_jt @ force, force
 
 
 def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
-                                 baumgarte=(0.0, 0.0)) -> ConstrainedDynamics:
+                                 baumgarte=None) -> ConstrainedDynamics:
     """
     Return (qdd, forces) of ``robot`` (a RobotModel) held by ``contacts`` (module doc).
 
     q (nq,) or (N, nq), v and tau (nv,) or (N, nv): SI units, Pinocchio's
     free-flyer convention (v: the base twist in the base frame). contacts: a
     Contact or a sequence of them (the same for every state of a batch).
-    baumgarte: (kp 1/s^2, kd 1/s), zero by default (Pinocchio's corrector
+    baumgarte: (kp 1/s^2, kd 1/s), None for zero (Pinocchio's corrector
     gains; kp acts on anchored contacts only). Returns qdd (nv,) or (N, nv)
     and the stacked forces (m,) or (N, m): a point contact's force (N) at its
     point, a 6D contact's [force; moment] (N, N m) at its frame origin, world axes.
     """
     contacts = as_contacts(contacts)
     check_frames(robot, contacts)
-    gains = baumgarte_gains(baumgarte)
+    gains = (0.0, 0.0) if baumgarte is None else baumgarte_gains(baumgarte)
     q, v, tau = robot.validated_states(('q', 'v', 'tau'), q, v, tau)
     if q.ndim == 1:
         mass, bias = robot.mass_matrix(q), robot.bias_torques(q, v)
