@@ -76,8 +76,9 @@ def contact_terms(robot, q: np.ndarray, v: np.ndarray, contacts: Sequence,
     """
     Return (J (m, nv), gamma (m,), rotations) of ``contacts`` at one state (see module doc).
 
-    q (nq,), v (nv,) validated by the caller; rotations: each contact frame's
-    world rotation (3x3) if ``rotations`` is True, else None. baumgarte (kp
+    q (nq,), v (nv,) validated by the caller; rotations: each 6D contact
+    frame's world rotation (3x3; None for a point contact) if ``rotations`` is
+    True, else None. baumgarte (kp
     1/s^2, kd 1/s) as in the module doc.
     """
     kp, kd = baumgarte
@@ -92,12 +93,12 @@ def contact_terms(robot, q: np.ndarray, v: np.ndarray, contacts: Sequence,
         jac[row:row + 3] = link_jac[:3]
         gamma[row:row + 3] = bias[:3]
         offset = contact.position.any()
-        if offset or rotations or size == 6 or (kp and contact.anchor is not None):
+        if offset or size == 6 or (kp and contact.anchor is not None):
             pose = robot.link_pose(q, link)
             rot = pose[:3, :3]
             r = rot @ contact.position
-            if rotations:
-                frames.append(rot @ contact.rotation)
+        if rotations:   # a point contact's limits are in world axes: no rotation needed
+            frames.append(rot @ contact.rotation if size == 6 else None)
         if offset or size == 6:
             omega = link_jac[3:] @ v
         if offset:   # the point r from the link origin: [r]x moves velocity and acceleration

@@ -25,9 +25,9 @@ centres of pressure; C f <= 0, constraints.py) the QP
     minimise |z|^2 / 2 (= f^T W f / 2 + const)    subject to  C (f0 + W^-1/2 N z) <= 0
 
 is solved by DAQP (Arnstrom, Bemporad and Axehill 2022, a dual active-set
-solver; chosen by benchmarks/bench_contact_qp.py, docs/contacts.md), then
-polished on its active set by a least-squares solve, so the unactuated rows
-hold to rounding whatever the solver's tolerance.
+solver; chosen by benchmarks/bench_contact_qp.py, docs/contacts.md). The
+unactuated rows hold to rounding whatever the solver's tolerance: every z
+gives forces that satisfy them.
 
 **Stage 2** (when stage 1 is infeasible: the cones cannot produce the base
 wrench, or qdd violates J qdd + gamma = 0): the closest feasible
@@ -49,6 +49,7 @@ import numpy as np
 from ros_dynamics.contacts.constraints import check_frames, contact_terms, force_limits
 from ros_dynamics.contacts.description import as_contacts
 from ros_dynamics.runtime import as_array
+from scipy.linalg.lapack import dgesdd
 
 RANK_TOLERANCE = 1e-10   # relative singular values treated as zero
 CONSISTENCY = 1e-9       # relative residual of an equality system treated as solvable
@@ -137,7 +138,9 @@ def least_norm_basis(matrix: np.ndarray, rhs: np.ndarray) -> tuple:
     """
     if matrix.shape[0] == 0:
         return np.zeros(matrix.shape[1]), np.eye(matrix.shape[1]), 0.0
-    u, s, vt = np.linalg.svd(matrix)
+    u, s, vt, info = dgesdd(matrix, full_matrices=1)
+    if info:
+        raise np.linalg.LinAlgError(f'the SVD did not converge (LAPACK dgesdd info {info})')
     rank = int(np.sum(s > RANK_TOLERANCE * max(s[0], 1e-300))) if s.size else 0
     x0 = vt[:rank].T @ ((u[:, :rank].T @ rhs) / s[:rank])
     residual = _largest(matrix @ x0 - rhs) / (1.0 + _largest(rhs))
@@ -148,25 +151,23 @@ def solve_projection(linear: np.ndarray, a: np.ndarray, u: np.ndarray) -> Option
     """
     Return (z, active) minimising |z|^2 / 2 - linear . z subject to a z <= u, or None.
 
-    DAQP solves it; the result is polished on DAQP's active set (the
-    equality-constrained least-squares solution) and checked: None when the
-    problem is infeasible. active: whether any row is active.
+    DAQP solves it (an active-set method: the active rows hold to rounding);
+    the answer is checked: None when the problem is infeasible or a row is
+    violated by more than ACTIVE (relative). active: whether any row is active.
     """
     if a.shape[1] == 0:   # nothing to choose: z is empty, the limits hold or not
         slack, tol = np.max(-u, initial=-np.inf), ACTIVE * (1.0 + _largest(u))
         return (np.zeros(0), bool(slack > -tol)) if slack <= tol else None
-    import daqp   # the contacts extra (setup.py): only the inverse dynamics with limits need it
-    z, _, exitflag, info = daqp.solve(np.eye(a.shape[1]), -linear, a, u,
+    try:   # the contacts extra (setup.py): only the inverse dynamics with limits need it
+        import daqp
+    except ImportError:
+        raise ImportError('contact_inverse_dynamics with unilateral contacts solves a QP with '
+                          'DAQP: pip install daqp (the ros_dynamics[contacts] extra)') from None
+    z, _, exitflag, _ = daqp.solve(np.eye(a.shape[1]), -linear, a, u,
                                       np.full(a.shape[0], -1e30), primal_tol=1e-10)
     if exitflag < 1:
         return None
     tol = ACTIVE * (1.0 + _largest(u) + _largest(a @ z))
-    rows = np.flatnonzero(info['lam'])
-    if rows.size:   # the KKT point on the active set: min |z - linear|, a_act z = u_act
-        x0, basis, residual = least_norm_basis(a[rows], u[rows])
-        polished = x0 + basis @ (basis.T @ linear)
-        if residual < CONSISTENCY and (a @ polished - u).max() <= tol:
-            z = polished
     slack = (a @ z - u).max()
     return (z, bool(slack > -tol)) if slack <= tol else None
 
@@ -214,6 +215,27 @@ def contact_inverse_dynamics(robot, q, v, qdd, contacts, unactuated: Optional[Se
                 return ContactInverseDynamics(tau, force, active, qdd.copy(), False)
     return _stage_two(robot, q, v, qdd, jac, gamma, base, weights, accel_weights,
                       force_regularization, limits)
+
+
+def stage_one_problem(robot, q, v, qdd, contacts, unactuated: Optional[Sequence[str]] = None,
+                      friction_facets: int = 4, moment_weight: float = 1.0) -> tuple:
+    """
+    Return (a, u): stage 1's QP, minimise |z|^2 / 2 subject to a z <= u (module doc).
+
+    Arguments as ``contact_inverse_dynamics`` (one state, at least one limited
+    contact); the problem every solver of benchmarks/bench_contact_qp.py is given.
+    """
+    contacts = as_contacts(contacts)
+    check_frames(robot, contacts)
+    q, v, qdd = robot.validated_states(('q', 'v', 'qdd'), q, v, qdd)
+    base = unactuated_coordinates(robot, unactuated)
+    scale = 1.0 / np.sqrt(_weights(robot, contacts, moment_weight, None)[0])
+    jac, _, rotations = contact_terms(robot, q, v, contacts, rotations=True)
+    limits = force_limits(contacts, rotations, friction_facets)
+    if limits is None:
+        raise ValueError('contacts: stage 1 is a QP only with a unilateral contact')
+    g0, basis, _ = least_norm_basis(jac[:, base].T * scale, robot.inverse_dynamics(q, v, qdd)[base])
+    return (limits * scale) @ basis, -(limits * scale) @ g0
 
 
 def _stage_one(g0: np.ndarray, basis: np.ndarray, scale: np.ndarray,
