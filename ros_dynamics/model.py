@@ -585,6 +585,15 @@ class RobotModel:
         A name 'q' has nq entries, any other nv (its name is the one in the
         ValueError raised for a wrong shape, NaN or Inf, or differing batches).
         """
+        try:   # single float64 states of the right sizes, finite (a dot product overflows
+            # to inf only for entries over 1e154, which then take the general path)
+            if all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 1
+                   and x.shape[0] == (self._nq if n == 'q' else self._nv)
+                   for n, x in zip(names, values)) and \
+                    math.isfinite(sum(float(x @ x) for x in values)):
+                return values
+        except TypeError:
+            pass
         arrays = self._states(tuple(names), *values)
         for name, array in zip(names, arrays):
             if array.ndim == 1:

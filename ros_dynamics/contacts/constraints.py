@@ -92,7 +92,7 @@ def contact_terms(robot, q: np.ndarray, v: np.ndarray, contacts: Sequence,
         bias = robot.jacobian_dot_qd(q, v, link)
         jac[row:row + 3] = link_jac[:3]
         gamma[row:row + 3] = bias[:3]
-        offset = contact.position.any()
+        offset = contact.has_offset
         if offset or size == 6 or (kp and contact.anchor is not None):
             pose = robot.link_pose(q, link)
             rot = pose[:3, :3]

@@ -85,6 +85,7 @@ class Contact:
         what = f'contact on {self.frame!r}'
         set_ = object.__setattr__
         set_(self, 'position', _vector(self.position, f'{what}: position', 3))
+        set_(self, 'has_offset', bool(self.position.any()))   # not at the link origin
         normal = _vector(self.normal, f'{what}: normal', 3)
         if abs(np.linalg.norm(normal) - 1.0) > 1e-9:
             raise ValueError(f'{what}: normal must be a unit vector, got {list(normal)}')

@@ -133,8 +133,8 @@ def least_norm_basis(matrix: np.ndarray, rhs: np.ndarray) -> tuple:
     Return (x0, Z, residual) with x0 the least-norm least-squares solution of A x = rhs.
 
     Z: an orthonormal basis of the null space of A (columns); residual: the
-    largest |A x0 - rhs| relative to 1 + |rhs|. By an SVD (rank: singular
-    values above RANK_TOLERANCE times the largest).
+    largest |A x0 - rhs| relative to 1 + |rhs| (0 when A has full row rank).
+    By an SVD (rank: singular values above RANK_TOLERANCE times the largest).
     """
     if matrix.shape[0] == 0:
         return np.zeros(matrix.shape[1]), np.eye(matrix.shape[1]), 0.0
@@ -143,7 +143,8 @@ def least_norm_basis(matrix: np.ndarray, rhs: np.ndarray) -> tuple:
         raise np.linalg.LinAlgError(f'the SVD did not converge (LAPACK dgesdd info {info})')
     rank = int(np.sum(s > RANK_TOLERANCE * max(s[0], 1e-300))) if s.size else 0
     x0 = vt[:rank].T @ ((u[:, :rank].T @ rhs) / s[:rank])
-    residual = _largest(matrix @ x0 - rhs) / (1.0 + _largest(rhs))
+    residual = 0.0 if rank == matrix.shape[0] else \
+        _largest(matrix @ x0 - rhs) / (1.0 + _largest(rhs))
     return x0, vt[rank:].T, residual
 
 
@@ -164,11 +165,12 @@ def solve_projection(linear: np.ndarray, a: np.ndarray, u: np.ndarray) -> Option
         raise ImportError('contact_inverse_dynamics with unilateral contacts solves a QP with '
                           'DAQP: pip install daqp (the ros_dynamics[contacts] extra)') from None
     z, _, exitflag, _ = daqp.solve(np.eye(a.shape[1]), -linear, a, u,
-                                      np.full(a.shape[0], -1e30), primal_tol=1e-10)
+                                   np.full(a.shape[0], -1e30), primal_tol=1e-10)
     if exitflag < 1:
         return None
-    tol = ACTIVE * (1.0 + _largest(u) + _largest(a @ z))
-    slack = (a @ z - u).max()
+    az = a @ z
+    tol = ACTIVE * (1.0 + _largest(u) + _largest(az))
+    slack = (az - u).max()
     return (z, bool(slack > -tol)) if slack <= tol else None
 
 
@@ -202,8 +204,9 @@ def contact_inverse_dynamics(robot, q, v, qdd, contacts, unactuated: Optional[Se
     jac, gamma, rotations = contact_terms(robot, q, v, contacts, rotations=limited_contacts)
     limits = force_limits(contacts, rotations, friction_facets) if limited_contacts else None
     scale = 1.0 / np.sqrt(weights)   # f = scale * g, |g|^2 = f^T W f
-    drift = jac @ qdd + gamma
-    if _largest(drift) <= CONSISTENCY * (1.0 + _largest(gamma) + _largest(jac @ qdd)):
+    motion = jac @ qdd
+    drift = motion + gamma
+    if drift @ drift <= CONSISTENCY ** 2 * (1.0 + gamma @ gamma + motion @ motion):
         torque = robot.inverse_dynamics(q, v, qdd)
         g0, basis, residual = least_norm_basis(jac[:, base].T * scale, torque[base])
         if residual < CONSISTENCY:
