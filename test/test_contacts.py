@@ -12,6 +12,8 @@ solution as the QP written here with cvxpy from the friction pyramid's and the c
 pressure's definitions (not from the module's matrices).
 """
 
+import os
+import re
 import warnings
 
 import cvxpy as cp
@@ -364,3 +366,13 @@ def test_inverse_dynamics_errors():
     with pytest.raises(ContactInfeasibleError, match='limits'):
         robot.contact_inverse_dynamics(q, zero, zero, [Contact('FL_FOOT', normal=(0, 0, -1))],
                                        unactuated=robot.joint_names)
+
+
+def test_the_worked_example_of_docs_contacts_runs():
+    path = os.path.join(os.path.dirname(__file__), '..', 'docs', 'contacts.md')
+    with open(path, encoding='utf-8') as stream:
+        blocks = re.findall(r'```python\n(.*?)```', stream.read(), re.S)
+    assert blocks, 'docs/contacts.md lost its worked example'
+    for block in blocks:
+        exec(compile(block, 'docs/contacts.md', 'exec'),
+             {'solo12_urdf': example_urdf(ROBOTS['solo12'][0])})
