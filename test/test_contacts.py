@@ -376,3 +376,52 @@ def test_the_worked_example_of_docs_contacts_runs():
     for block in blocks:
         exec(compile(block, 'docs/contacts.md', 'exec'),
              {'solo12_urdf': example_urdf(ROBOTS['solo12'][0])})
+
+
+@pytest.mark.parametrize('name', ['solo12', 'talos_reduced'])
+def test_inverse_dynamics_invariants_at_random_requests(name):
+    """
+    Random contact sets, limits and requests: the invariants of every answer.
+
+    Mixed bilateral and limited contacts, random friction, facets, soles, weights and
+    desired accelerations (some contact-consistent, some not, some beyond the cones): the
+    equations of motion, J qdd + gamma = 0, the limits of the pyramid actually used (inside
+    the exact cone), and limited exactly when the acceleration differs from the request.
+    Constrained forward dynamics with the answer's torques gives its qdd back.
+    """
+    pair = Pair(name)
+    robot = pair.robot
+    rng = np.random.default_rng(37)
+    q0 = standing(pair, name)
+    for case in range(8):
+        q = robot.integrate(q0, 0.05 * rng.standard_normal(robot.nv))
+        v = 0.2 * rng.standard_normal(robot.nv)
+        mu = float(rng.uniform(0.2, 1.0))
+        sole = (-0.1, 0.1, -0.05, 0.05) if pair.kind == '6d' and case % 2 else None
+        contacts = [Contact(frame, pair.kind, bilateral=True) if k == 0 and case % 3 == 0 else
+                    Contact(frame, pair.kind, friction=mu, sole=sole)
+                    for k, frame in enumerate(pair.feet)]
+        base = rng.uniform(-3.0, 3.0, 6)
+        qdd = consistent_acceleration(robot, q, v, contacts, base, rng)
+        if case % 4 == 3:   # a request that does not hold the contacts
+            qdd = qdd + rng.standard_normal(robot.nv)
+        facets = int(rng.choice([4, 8]))
+        answer = robot.contact_inverse_dynamics(q, v, qdd, contacts, friction_facets=facets,
+                                                moment_weight=float(rng.uniform(0.5, 20.0)))
+        jac = contact_jacobian(robot, q, contacts)
+        lhs = robot.mass_matrix(q) @ answer.qdd + robot.bias_torques(q, v)
+        assert relative_error(lhs, answer.tau + jac.T @ answer.forces) < TOLERANCE
+        assert np.all(answer.tau[:6] == 0.0)
+        assert answer.limited == (not np.array_equal(answer.qdd, qdd))
+        row, scale = 0, 1.0 + np.abs(answer.forces).max()
+        for contact in contacts:
+            force = answer.forces[row:row + 3]
+            if pair.kind == '6d':
+                force = (robot.link_pose(q, contact.frame)[:3, :3]).T @ force
+            if not contact.bilateral:
+                assert np.hypot(force[0], force[1]) <= mu * force[2] + TOLERANCE * scale
+            row += contact.size
+        if case % 4 == 3:
+            assert answer.limited
+        back = robot.constrained_forward_dynamics(q, v, answer.tau, contacts)
+        assert relative_error(back.qdd, answer.qdd) < 1e-7

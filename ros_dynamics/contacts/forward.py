@@ -25,6 +25,7 @@ unique either way. A contact set whose constraint cannot hold (rhs outside
 the range of G) gets the least-squares f; ``residual`` reports |J qdd + gamma|.
 """
 
+import math
 from typing import NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -85,7 +86,11 @@ def solve_kkt(mass: np.ndarray, bias: np.ndarray, tau: np.ndarray, jac: np.ndarr
     diagonal = np.diagonal(factor)
     if info or diagonal.min() ** 2 <= RANK_TOLERANCE * diagonal.max() ** 2:
         force = least_norm_solve(delassus, rhs)
-    return free + minv_jt @ force, force
+    qdd = free + minv_jt @ force
+    if not math.isfinite(qdd @ qdd + force @ force):
+        raise ValueError('the constrained dynamics overflowed (the state or the torques are too '
+                         'large for float64): no finite qdd and forces')
+    return qdd, force
 
 
 def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
