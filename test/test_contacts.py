@@ -59,14 +59,22 @@ class Pair:
         q = pin.randomConfiguration(self.model, -np.ones(self.model.nq), np.ones(self.model.nq))
         return q, rng.standard_normal(self.robot.nv), rng.standard_normal(self.robot.nv)
 
-    def pin_dynamics(self, q, v, tau, frames, reference, placements=None, prox=None) -> tuple:
+    def pin_dynamics(self, q, v, tau, frames, reference, placements=None, prox=None,
+                     anchors=None, gains=(0.0, 0.0)) -> tuple:
         """Return pin.constraintDynamics's (qdd, lambda) for contacts on ``frames``."""
         models = []
         for k, name in enumerate(frames):
             frame = self.model.frames[self.model.getFrameId(name)]
             placement = frame.placement * (placements[k] if placements else pin.SE3.Identity())
-            models.append(pin.RigidConstraintModel(PIN_TYPE[self.kind], self.model,
-                                                   frame.parentJoint, placement, reference))
+            if anchors is None:
+                models.append(pin.RigidConstraintModel(PIN_TYPE[self.kind], self.model,
+                                                       frame.parentJoint, placement, reference))
+            else:   # held to a world placement (joint 0, the universe), with the corrector
+                models.append(pin.RigidConstraintModel(
+                    PIN_TYPE[self.kind], self.model, frame.parentJoint, placement, 0,
+                    pin.SE3(anchors[k]), reference))
+                models[-1].setBaumgarteCorrectorParameters(
+                    pin.BaumgarteCorrectorParameters(*gains))
         models = pin.StdVec_RigidConstraintModel(models)
         datas = pin.StdVec_RigidConstraintData([m.createData() for m in models])
         pin.initConstraintDynamics(self.model, self.data, models, datas)
@@ -146,6 +154,24 @@ def test_rank_deficient_contacts_as_pinocchios_proximal_solver():
     full = pair.robot.constrained_forward_dynamics(q, v, tau, [Contact(n) for n in SOLO_FEET])
     assert relative_error(qdd, full.qdd) < 1e-9
     assert relative_error(forces[:3] + forces[12:], full.forces[:3]) < 1e-9
+
+
+def test_baumgarte_stabilisation_is_pinocchios(pair):
+    """Contacts anchored where they were, the robot moved: Pinocchio's Baumgarte corrector."""
+    robot = pair.robot
+    rng = np.random.default_rng(41)
+    q, v, tau = pair.random_state(rng)
+    anchors = [Contact(name, pair.kind).fixed_at(robot, q) for name in pair.feet]
+    moved = robot.integrate(q, 0.05 * rng.standard_normal(robot.nv))
+    gains = (100.0, 20.0)
+    qdd, forces = robot.constrained_forward_dynamics(moved, v, tau, anchors, baumgarte=gains)
+    qdd_pin, forces_pin = pair.pin_dynamics(moved, v, tau, pair.feet, pin.LOCAL_WORLD_ALIGNED,
+                                            anchors=[c.anchor for c in anchors], gains=gains)
+    assert relative_error(qdd, qdd_pin) < TOLERANCE
+    assert relative_error(forces, forces_pin) < TOLERANCE
+    unanchored = robot.constrained_forward_dynamics(moved, v, tau, [
+        Contact(name, pair.kind) for name in pair.feet], baumgarte=gains)
+    assert relative_error(unanchored.qdd, qdd) > 1e-6   # the anchors' error acts
 
 
 def test_baumgarte_terms_hold_the_stabilised_constraint():

@@ -20,9 +20,11 @@ origin in world axes, omega = J_w v, v_c = (J_o - [r]x J_w) v:
   LOCAL_WORLD_ALIGNED and only the forces are rotated).
 
 Baumgarte stabilisation (Baumgarte 1972, as closed_chain.py) replaces gamma
-by gamma + kd J v + kp e, e the contact frame's position error to its
-``anchor`` (origin difference; rotation vector of R R_anchor^T for 6D), world
-axes; a contact without an anchor has e = 0.
+by gamma + kd J v + kp e, e the contact's error to its ``anchor``, world
+axes: a point contact's p - p_anchor; a 6D contact's log of its pose in the
+anchor's, SE(3)'s logarithm (Murray, Li and Sastry 1994; Pinocchio's
+-log6(c1Mc2)) rotated into world axes (``pose_error``). A contact without an
+anchor has e = 0. Both as Pinocchio's Baumgarte corrector.
 
 Force limits (``force_limits``), linear so that a QP solver can hold them:
 Coulomb's cone |f_t| <= mu f_n is replaced by the inscribed pyramid of
@@ -37,6 +39,7 @@ moment is not limited (Caron, Pham and Nakamura 2015 give the full wrench
 cone, not implemented).
 """
 
+import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -111,12 +114,35 @@ def contact_terms(robot, q: np.ndarray, v: np.ndarray, contacts: Sequence,
         if kd:
             gamma[row:row + size] += kd * (jac[row:row + size] @ v)
         if kp and contact.anchor is not None:
-            gamma[row:row + 3] += kp * (pose[:3, 3] + r - contact.anchor[:3, 3])
-            if size == 6:
-                gamma[row + 3:row + 6] += kp * Rotation.from_matrix(
-                    rot @ contact.rotation @ contact.anchor[:3, :3].T).as_rotvec()
+            error = pose[:3, 3] + r - contact.anchor[:3, 3]
+            if size == 3:
+                gamma[row:row + 3] += kp * error
+            else:
+                gamma[row:row + 6] += kp * pose_error(rot @ contact.rotation, error,
+                                                      contact.anchor[:3, :3])
         row += size
     return jac, gamma, frames
+
+
+def pose_error(rotation: np.ndarray, offset: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+    """
+    Return a frame's error (6,) to its anchor: R log6(anchor^-1 pose), world axes.
+
+    rotation: the frame's world rotation R; offset: its origin minus the
+    anchor's, world axes; anchor: the anchor's world rotation. log6 = (rho,
+    phi), phi = log3(R_a^T R) and rho = V(phi)^-1 R_a^T offset with
+    V^-1 = I - [phi]x / 2 + (1 - theta sin(theta) / (2 (1 - cos(theta))))
+    [phi]x^2 / theta^2 (Murray, Li and Sastry 1994, SE(3)'s logarithm).
+    """
+    phi = Rotation.from_matrix(anchor.T @ rotation).as_rotvec()
+    theta = float(np.linalg.norm(phi))
+    skew = np.array([[0.0, -phi[2], phi[1]], [phi[2], 0.0, -phi[0]], [-phi[1], phi[0], 0.0]])
+    if theta < 1e-6:   # the series: 1/12 + theta^2 / 720
+        factor = 1.0 / 12.0 + theta * theta / 720.0
+    else:
+        factor = (1.0 - theta * math.sin(theta) / (2.0 * (1.0 - math.cos(theta)))) / theta ** 2
+    rho = (np.eye(3) - 0.5 * skew + factor * skew @ skew) @ (anchor.T @ offset)
+    return np.concatenate([rotation @ rho, rotation @ phi])
 
 
 def force_limits(contacts: Sequence, rotations: Sequence, facets: int = 4
