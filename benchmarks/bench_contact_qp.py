@@ -7,11 +7,11 @@ The QP of the contact-consistent inverse dynamics: DAQP, ProxQP, OSQP and Clarab
 solo12 standing (its SRDF's 'standing' pose) on four point feet with friction mu = 0.3
 (4-facet pyramids: 16 rows, 6 unknowns once the base rows are eliminated), at rest, with
 contact-consistent accelerations pushing the base by 0.5 to 2.5 m/s^2 horizontally and
-turning it (0.5 rad/s^2 rms), so that some answers lie
-inside the pyramids, some on their edges and some beyond (infeasible: stage 2). Every solver gets the same problem, stage 1 of ros_dynamics/contacts/inverse.py: minimise
-|z|^2 / 2 subject to a z <= u, built once per state before timing (``stage_one_problem``),
-through its Python interface as a user would call it per control cycle (a new problem
-each call: the state changes). Printed per solver: median wall and CPU time per solve
+turning it (0.5 rad/s^2 rms), so that some answers lie inside the pyramids, some on their
+edges and some beyond (infeasible: stage 2). Every solver gets the same problem, stage 1
+of ros_dynamics/contacts/inverse.py: minimise |z|^2 / 2 subject to a z <= u, built once
+per state before timing (``stage_one_problem``), through its Python interface as a user
+would call it per control cycle (a new problem each call: the state changes). Printed per solver: median wall and CPU time per solve
 (``time.process_time``), the load average at that moment, the largest constraint violation
 and the largest distance to DAQP's solution. Then the full ``contact_inverse_dynamics``
 call. ``python benchmarks/bench_contact_qp.py [--states 50] [--repeats 5]``.
@@ -53,8 +53,8 @@ def solve_proxqp(a, u):
     qp.settings.eps_rel = 0.0
     qp.init(np.eye(n), np.zeros(n), None, None, a, np.full(a.shape[0], -1e20), u)
     qp.solve()
-    return qp.results.x if qp.results.info.status == proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED \
-        else None
+    solved = qp.results.info.status == proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED
+    return qp.results.x if solved else None
 
 
 def solve_osqp(a, u):

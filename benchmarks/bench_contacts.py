@@ -104,7 +104,8 @@ def main() -> int:
                                                       for _ in range(args.repeats)], axis=0))
             count = 200
             qs = np.tile(q, (count, 1))
-            vs, taus = rng.standard_normal((count, model.nv)), rng.standard_normal((count, model.nv))
+            vs = rng.standard_normal((count, model.nv))
+            taus = rng.standard_normal((count, model.nv))
             robot.constrained_forward_dynamics(qs, vs, taus, contacts)
             batch = np.median([timed(lambda: robot.constrained_forward_dynamics(
                 qs, vs, taus, contacts), 1) for _ in range(args.repeats)], axis=0) / count

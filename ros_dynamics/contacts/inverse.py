@@ -237,7 +237,8 @@ def stage_one_problem(robot, q, v, qdd, contacts, unactuated: Optional[Sequence[
     limits = force_limits(contacts, rotations, friction_facets)
     if limits is None:
         raise ValueError('contacts: stage 1 is a QP only with a unilateral contact')
-    g0, basis, _ = least_norm_basis(jac[:, base].T * scale, robot.inverse_dynamics(q, v, qdd)[base])
+    torque = robot.inverse_dynamics(q, v, qdd)
+    g0, basis, _ = least_norm_basis(jac[:, base].T * scale, torque[base])
     return (limits * scale) @ basis, -(limits * scale) @ g0
 
 
