@@ -11,10 +11,11 @@ turning it (0.5 rad/s^2 rms), so that some answers lie inside the pyramids, some
 edges and some beyond (infeasible: stage 2). Every solver gets the same problem, stage 1
 of ros_dynamics/contacts/inverse.py: minimise |z|^2 / 2 subject to a z <= u, built once
 per state before timing (``stage_one_problem``), through its Python interface as a user
-would call it per control cycle (a new problem each call: the state changes). Printed per solver: median wall and CPU time per solve
-(``time.process_time``), the load average at that moment, the largest constraint violation
-and the largest distance to DAQP's solution. Then the full ``contact_inverse_dynamics``
-call. ``python benchmarks/bench_contact_qp.py [--states 50] [--repeats 5]``.
+would call it per control cycle (a new problem each call: the state changes). Printed
+per solver: median wall and CPU time per solve (``time.process_time``), the load
+average at that moment, the largest constraint violation and the largest distance to
+DAQP's solution. Then the full ``contact_inverse_dynamics`` call.
+``python benchmarks/bench_contact_qp.py [--states 50] [--repeats 5]``.
 """
 
 import argparse
