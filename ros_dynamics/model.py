@@ -942,6 +942,21 @@ class RobotModel:
         self._check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
         return out
 
+    def link_attachment(self, link: str) -> tuple:
+        """
+        Return (body, offset) of ``link``: the moving body carrying it and its fixed frame there.
+
+        body: its index in ``body_names`` (-1: the fixed root); offset (4, 4): the
+        link frame in that body's frame (links merged through fixed joints have
+        one). For compiled callers placing points on links (contacts/kernel.py).
+        """
+        body = self._body_of(link)
+        offset = np.eye(4)
+        values = self._arrays.link_offset[link][0]
+        offset[:3, :3] = values[:9].reshape(3, 3)
+        offset[:3, 3] = values[9:12]
+        return body, offset
+
     def _single(self, value, name: str) -> np.ndarray:
         array = as_array(value, name)
         size = self._nq if name == 'q' else self._nv

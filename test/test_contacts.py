@@ -23,6 +23,7 @@ import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel, URDFWarning
 from ros_dynamics.contacts import Contact
+from ros_dynamics.contacts.forward import compiled_call
 from ros_dynamics.contacts.inverse import ContactInfeasibleError
 
 TOLERANCE = 1e-9
@@ -99,6 +100,11 @@ def test_forward_dynamics_is_pinocchios(pair):
             qdd_pin, forces_pin = pair.pin_dynamics(q, v, tau, pair.feet, reference)
             assert relative_error(qdd, qdd_pin) < TOLERANCE
         assert relative_error(forces, forces_pin) < TOLERANCE
+        # the Python path (zero Baumgarte gains given: no compiled call) agrees too
+        python = pair.robot.constrained_forward_dynamics(q, v, tau, contacts, (0.0, 0.0))
+        assert relative_error(python.qdd, qdd_pin) < TOLERANCE
+        assert relative_error(python.forces, forces_pin) < TOLERANCE
+        assert compiled_call(pair.robot, contacts)(q, v, tau) is not None   # it was compiled
         # the equations of motion with the contact forces, from our own M, b and J
         robot = pair.robot
         lhs = robot.mass_matrix(q) @ qdd + robot.bias_torques(q, v)

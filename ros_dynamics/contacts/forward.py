@@ -27,15 +27,23 @@ the range of G) gets the least-squares f; ``residual`` reports |J qdd + gamma|.
 
 import math
 from typing import NamedTuple, Optional, Sequence, Tuple
+import weakref
 
 import numpy as np
 
+from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.contacts.constraints import check_frames, contact_terms, rows_of
 from ros_dynamics.contacts.description import as_contacts
+from ros_dynamics.contacts.kernel import constrained_dynamics_entry
 from ros_dynamics.exceptions import SingularMassMatrixError
+from ros_dynamics.statecall import StateCall
 from scipy.linalg.lapack import dposv
 
 RANK_TOLERANCE = 1e-10
+# the compiled calls bound per robot: {robot: {ids of the contacts: (packed model, contacts,
+# call)}}; an entry holds its contacts, so their ids stay theirs while it lives
+_COMPILED = weakref.WeakKeyDictionary()
+_MAX_BOUND = 64   # contact sets bound per robot before the oldest are forgotten
 
 
 class ConstrainedDynamics(NamedTuple):
@@ -93,6 +101,45 @@ def solve_kkt(mass: np.ndarray, bias: np.ndarray, tau: np.ndarray, jac: np.ndarr
     return qdd, force
 
 
+def compiled_call(robot, contacts) -> Optional[StateCall]:
+    """
+    Return the compiled single-state call of ``contacts`` on ``robot`` (contacts/kernel.py).
+
+    Bound once per robot model and contact set (the same Contact objects):
+    ``call(q, v, tau)`` returns [qdd; f] or None (not float64 vectors of the
+    right sizes, NaN, a singular M or a rank-deficient contact set: then the
+    Python path of ``constrained_forward_dynamics`` answers). None when the
+    contacts are not a valid sequence of Contact on links of ``robot``.
+    """
+    try:
+        calls = _COMPILED.get(robot)
+        key = tuple(map(id, contacts))
+    except TypeError:
+        return None
+    if calls is None:
+        calls = _COMPILED.setdefault(robot, {})
+    packed = robot.packed
+    bound = calls.get(key)
+    if bound is not None and bound[0] is packed:
+        return bound[2]
+    try:
+        contacts = as_contacts(contacts)
+        check_frames(robot, contacts)
+    except ValueError:
+        return None
+    extra = [float(len(contacts))]
+    for contact in contacts:
+        body, offset = robot.link_attachment(contact.frame)
+        extra += [contact.size, body, *(offset[:3, :3] @ contact.position + offset[:3, 3])]
+    ensure_compiled(constrained_dynamics_entry)
+    call = StateCall(constrained_dynamics_entry.address, packed, robot.nv, 3,
+                     (robot.nv + rows_of(contacts),), np.array(extra), robot.nq)
+    if len(calls) >= _MAX_BOUND:
+        calls.clear()
+    calls[key] = (packed, contacts, call)
+    return call
+
+
 def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
                                  baumgarte=None) -> ConstrainedDynamics:
     """
@@ -106,6 +153,11 @@ def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
     and the stacked forces (m,) or (N, m): a point contact's force (N) at its
     point, a 6D contact's [force; moment] (N, N m) at its frame origin, world axes.
     """
+    call = compiled_call(robot, contacts) if baumgarte is None else None
+    if call is not None:
+        out = call(q, v, tau)   # None for batches and anything the kernel refused
+        if out is not None:
+            return ConstrainedDynamics(out[:robot.nv], out[robot.nv:])
     contacts = as_contacts(contacts)
     check_frames(robot, contacts)
     gains = (0.0, 0.0) if baumgarte is None else baumgarte_gains(baumgarte)
@@ -117,6 +169,15 @@ def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
     count, m = q.shape[0], rows_of(contacts)
     qdd, forces = np.empty(v.shape), np.empty((count, m))
     if count == 0:
+        return ConstrainedDynamics(qdd, forces)
+    if call is not None:   # row by row through the compiled call, the Python path for the rest
+        out = np.empty((count, robot.nv + m))
+        for k in range(count):
+            if call.into(out[k], q[k], v[k], tau[k]) == 0:
+                qdd[k], forces[k] = out[k, :robot.nv], out[k, robot.nv:]
+            else:
+                qdd[k], forces[k] = constrained_forward_dynamics(robot, q[k], v[k], tau[k],
+                                                                 contacts, (0.0, 0.0))
         return ConstrainedDynamics(qdd, forces)
     masses, biases = robot.mass_matrix(q), robot.bias_torques(q, v)
     for k in range(count):
