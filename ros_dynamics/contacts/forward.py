@@ -22,7 +22,14 @@ f_k+1 = rhs + mu f_k from f_0 = 0, which converges to the least-norm
 solution; here that limit is computed directly: f = G^+ rhs with the
 eigenvalues of G below ``RANK_TOLERANCE`` times the largest dropped. qdd is
 unique either way. A contact set whose constraint cannot hold (rhs outside
-the range of G) gets the least-squares f; ``residual`` reports |J qdd + gamma|.
+the range of G) gets the least-squares f; ``constraint_residual`` gives
+J qdd + gamma.
+
+Single states (and each row of a batch) go through one compiled call
+(contacts/kernel.py, bound per robot and contact set by ``compiled_call``);
+the Python path here, from the public RobotModel calls, answers what the
+kernel refuses (Baumgarte terms, a singular M, a rank-deficient contact set,
+arguments to validate) with the same equations.
 """
 
 import math
