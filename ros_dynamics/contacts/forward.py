@@ -47,8 +47,8 @@ from ros_dynamics.statecall import StateCall
 from scipy.linalg.lapack import dposv
 
 RANK_TOLERANCE = 1e-10
-# the compiled calls bound per robot: {robot: {ids of the contacts: (packed model, contacts,
-# call)}}; an entry holds its contacts, so their ids stay theirs while it lives
+# the compiled calls bound per robot: {robot: {(entry, ids of the contacts): (packed model,
+# contacts, call)}}; an entry holds its contacts, so their ids stay theirs while it lives
 _COMPILED = weakref.WeakKeyDictionary()
 _MAX_BOUND = 64   # contact sets bound per robot before the oldest are forgotten
 
@@ -108,19 +108,21 @@ def solve_kkt(mass: np.ndarray, bias: np.ndarray, tau: np.ndarray, jac: np.ndarr
     return qdd, force
 
 
-def compiled_call(robot, contacts) -> Optional[StateCall]:
+def compiled_call(robot, contacts, entry=constrained_dynamics_entry) -> Optional[StateCall]:
     """
-    Return the compiled single-state call of ``contacts`` on ``robot`` (contacts/kernel.py).
+    Return a compiled single-state call of ``contacts`` on ``robot`` (contacts/kernel.py).
 
-    Bound once per robot model and contact set (the same Contact objects):
-    ``call(q, v, tau)`` returns [qdd; f] or None (not float64 vectors of the
-    right sizes, NaN, a singular M or a rank-deficient contact set: then the
-    Python path of ``constrained_forward_dynamics`` answers). None when the
-    contacts are not a valid sequence of Contact on links of ``robot``.
+    entry: ``constrained_dynamics_entry`` (the default: ``call(q, v, tau)``
+    returns [qdd; f]) or ``contact_rows_entry`` (``call(q, v)`` returns [J,
+    gamma], (m, nv + 1)). Bound once per robot model, contact set (the same
+    Contact objects) and entry. A call returns None for arguments that are not
+    float64 vectors of the right sizes and for what the kernel refuses (NaN, a
+    singular M, a rank-deficient contact set): then the Python path answers.
+    None when the contacts are not a valid sequence of Contact on links of ``robot``.
     """
     try:
         calls = _COMPILED.get(robot)
-        key = tuple(map(id, contacts))
+        key = (entry.__name__,) + tuple(map(id, contacts))
     except TypeError:
         return None
     if calls is None:
@@ -138,9 +140,13 @@ def compiled_call(robot, contacts) -> Optional[StateCall]:
     for contact in contacts:
         body, offset = robot.link_attachment(contact.frame)
         extra += [contact.size, body, *(offset[:3, :3] @ contact.position + offset[:3, 3])]
-    ensure_compiled(constrained_dynamics_entry)
-    call = StateCall(constrained_dynamics_entry.address, packed, robot.nv, 3,
-                     (robot.nv + rows_of(contacts),), np.array(extra), robot.nq)
+    ensure_compiled(entry)
+    m = rows_of(contacts)
+    if entry is constrained_dynamics_entry:
+        inputs, shape = 3, (robot.nv + m,)
+    else:
+        inputs, shape = 2, (m, robot.nv + 1)
+    call = StateCall(entry.address, packed, robot.nv, inputs, shape, np.array(extra), robot.nq)
     if len(calls) >= _MAX_BOUND:
         calls.clear()
     calls[key] = (packed, contacts, call)

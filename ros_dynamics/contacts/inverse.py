@@ -48,6 +48,8 @@ import numpy as np
 
 from ros_dynamics.contacts.constraints import check_frames, contact_terms, force_limits
 from ros_dynamics.contacts.description import as_contacts
+from ros_dynamics.contacts.forward import compiled_call
+from ros_dynamics.contacts.kernel import contact_rows_entry
 from ros_dynamics.runtime import as_array
 from scipy.linalg.lapack import dgesdd
 
@@ -201,7 +203,7 @@ def contact_inverse_dynamics(robot, q, v, qdd, contacts, unactuated: Optional[Se
     base = unactuated_coordinates(robot, unactuated)
     weights, accel_weights = _weights(robot, contacts, moment_weight, acceleration_weights)
     limited_contacts = any(not c.bilateral for c in contacts)
-    jac, gamma, rotations = contact_terms(robot, q, v, contacts, rotations=limited_contacts)
+    jac, gamma, rotations = _contact_terms(robot, q, v, contacts, limited_contacts)
     limits = force_limits(contacts, rotations, friction_facets) if limited_contacts else None
     scale = 1.0 / np.sqrt(weights)   # f = scale * g, |g|^2 = f^T W f
     motion = jac @ qdd
@@ -218,6 +220,17 @@ def contact_inverse_dynamics(robot, q, v, qdd, contacts, unactuated: Optional[Se
                 return ContactInverseDynamics(tau, force, active, qdd.copy(), False)
     return _stage_two(robot, q, v, qdd, jac, gamma, base, weights, accel_weights,
                       force_regularization, limits)
+
+
+def _contact_terms(robot, q, v, contacts, rotations: bool) -> tuple:
+    """Return constraints.contact_terms's (J, gamma, rotations), by the compiled call if it can."""
+    call = compiled_call(robot, contacts, contact_rows_entry)
+    rows = call(q, v) if call is not None else None
+    if rows is None:
+        return contact_terms(robot, q, v, contacts, rotations=rotations)
+    frames = [robot.link_pose(q, c.frame)[:3, :3] @ c.rotation if c.size == 6 else None
+              for c in contacts] if rotations else None
+    return rows[:, :-1], rows[:, -1], frames
 
 
 def stage_one_problem(robot, q, v, qdd, contacts, unactuated: Optional[Sequence[str]] = None,

@@ -80,26 +80,20 @@ def cholesky_solve(lower, b):
 
 
 @kernel
-def constrained_dynamics(model, q, qd, tau, contacts, count, out):
+def contact_rows_into(model, q, qd, contacts, count, jac, gamma):
     """
-    Write [qdd; f] (n + m) of M qdd + b = tau + J^T f, J qdd + gamma = 0 into ``out``.
+    Fill J (m, n) and gamma (m,) of the contacts at (q, qd) (constraints.py's rows, world axes).
 
-    contacts: ``extra`` past its count (module doc); return the status.
+    contacts: ``extra`` past its count (module doc). One forward pass at qdd = 0
+    without gravity gives every body's velocity, bias acceleration and pose.
     """
     nb, n = body_count(model), qd.shape[0]
-    m = 0
-    for c in range(count):
-        m += int(contacts[c * NCONTACT])
     work = np.empty((nb, NWORK))
-    bias = np.empty(n)
-    rnea_into(model, q, qd, None, None, work, bias)
-    mass = np.empty((n, n))
-    crba_into(model, q, work, mass)
     poses = np.empty((nb, 12))
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     world_poses(model, work, poses)
-    jac = np.zeros((m, n))
-    gamma = np.zeros(m)
+    jac[:, :] = 0.0
+    gamma[:] = 0.0
     point_jac = np.empty((6, n))
     r = 0
     for c in range(count):
@@ -110,14 +104,13 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
             point = add(load3(poses, body, 9), mat_vec(load9(poses, body, 0), local))
             jacobian_at_point(model, poses, body, point, point_jac)
             angular, _, classical = bias_acceleration_at(work, poses, body, local)
-            rows = 3 if size == 3 else 6
-            for i in range(rows):
+            for i in range(size):
                 for j in range(n):
                     jac[r + i, j] = point_jac[i, j]
             if size == 3:
                 for i in range(3):
                     gamma[r + i] = classical[i]
-            else:
+            else:   # the spatial acceleration: the classical one minus omega x v
                 w0, w1, w2, v0, v1, v2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
                 for j in range(n):
                     v0 += point_jac[0, j] * qd[j]
@@ -126,12 +119,39 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
                     w0 += point_jac[3, j] * qd[j]
                     w1 += point_jac[4, j] * qd[j]
                     w2 += point_jac[5, j] * qd[j]
-                omega, velocity = (w0, w1, w2), (v0, v1, v2)
-                drift = cross(omega, velocity)
+                drift = cross((w0, w1, w2), (v0, v1, v2))
                 for i in range(3):
                     gamma[r + i] = classical[i] - drift[i]
                     gamma[r + 3 + i] = angular[i]
         r += size
+
+
+@kernel
+def rows_of(contacts, count):
+    """Return m, the contacts' constraint rows."""
+    m = 0
+    for c in range(count):
+        m += int(contacts[c * NCONTACT])
+    return m
+
+
+@kernel
+def constrained_dynamics(model, q, qd, tau, contacts, count, out):
+    """
+    Write [qdd; f] (n + m) of M qdd + b = tau + J^T f, J qdd + gamma = 0 into ``out``.
+
+    contacts: ``extra`` past its count (module doc); return the status.
+    """
+    nb, n = body_count(model), qd.shape[0]
+    m = rows_of(contacts, count)
+    work = np.empty((nb, NWORK))
+    bias = np.empty(n)
+    rnea_into(model, q, qd, None, None, work, bias)
+    mass = np.empty((n, n))
+    crba_into(model, q, work, mass)
+    jac = np.empty((m, n))
+    gamma = np.empty(m)
+    contact_rows_into(model, q, qd, contacts, count, jac, gamma)
     lower = np.empty((n, n))
     if not cholesky_into(mass, lower):
         return 2
@@ -176,7 +196,30 @@ def constrained_dynamics_entry(model, rows, n, q, qd, tau, extra, out):
         return 1
     count = int(carray(extra, 1)[0])
     contacts = read_only(carray(extra, 1 + count * NCONTACT))[1:]
-    size = 0
-    for c in range(count):
-        size += int(contacts[c * NCONTACT])
-    return constrained_dynamics(m, q, qd, tau, contacts, count, carray(out, n + size))
+    return constrained_dynamics(m, q, qd, tau, contacts, count,
+                                carray(out, n + rows_of(contacts, count)))
+
+
+@state_entry
+def contact_rows_entry(model, rows, n, q, qd, c, extra, out):
+    """
+    Entry point of ``contact_rows_into`` (C pointers, _jit.STATE_ENTRY; c unused).
+
+    out (m, n + 1): [J, gamma]; return 0, or 1 if q or qd holds NaN or Inf.
+    """
+    m = model_at(model, rows)
+    q, qd = state_at(q, nq_of(m)), state_at(qd, n)
+    if bad_positions(m, q) or bad_state(m, qd):
+        return 1
+    count = int(carray(extra, 1)[0])
+    contacts = read_only(carray(extra, 1 + count * NCONTACT))[1:]
+    size = rows_of(contacts, count)
+    rows_out = carray(out, (size, n + 1))
+    jac = np.empty((size, n))
+    gamma = np.empty(size)
+    contact_rows_into(m, q, qd, contacts, count, jac, gamma)
+    for i in range(size):
+        for j in range(n):
+            rows_out[i, j] = jac[i, j]
+        rows_out[i, n] = gamma[i]
+    return 0
