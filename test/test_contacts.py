@@ -143,6 +143,29 @@ def test_forward_dynamics_batch_is_the_single_states(pair):
     assert empty.qdd.shape == (0, pair.robot.nv) and empty.forces.shape[0] == 0
 
 
+def test_the_compiled_path_follows_model_changes():
+    """A payload or a new gravity repacks the model: the compiled call is bound again."""
+    pair = Pair('solo12')
+    robot = pair.robot
+    rng = np.random.default_rng(43)
+    q, v, tau = pair.random_state(rng)
+    feet = [Contact(name) for name in SOLO_FEET]
+    before = robot.constrained_forward_dynamics(q, v, tau, feet)
+    robot.set_payload('base_link', 2.0, com=(0.05, 0.0, 0.02))
+    robot.gravity = (0.5, 0.0, -9.0)
+    try:
+        after = robot.constrained_forward_dynamics(q, v, tau, feet)
+        python = robot.constrained_forward_dynamics(q, v, tau, feet, (0.0, 0.0))
+        assert relative_error(after.qdd, before.qdd) > 1e-3
+        assert relative_error(after.qdd, python.qdd) < TOLERANCE
+        assert relative_error(after.forces, python.forces) < TOLERANCE
+        single = robot.constrained_forward_dynamics(q, v, tau, feet[0])   # one Contact
+        assert single.forces.shape == (3,)
+    finally:
+        robot.clear_payload()
+        robot.gravity = (0.0, 0.0, -9.81)
+
+
 def test_rank_deficient_contacts_as_pinocchios_proximal_solver():
     """A foot held twice (rank-deficient J): qdd unique, forces the least-norm (prox limit)."""
     pair = Pair('solo12')

@@ -40,7 +40,7 @@ import numpy as np
 
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.contacts.constraints import check_frames, contact_terms, rows_of
-from ros_dynamics.contacts.description import as_contacts
+from ros_dynamics.contacts.description import as_contacts, Contact
 from ros_dynamics.contacts.kernel import constrained_dynamics_entry
 from ros_dynamics.exceptions import SingularMassMatrixError
 from ros_dynamics.statecall import StateCall
@@ -120,6 +120,8 @@ def compiled_call(robot, contacts, entry=constrained_dynamics_entry) -> Optional
     singular M, a rank-deficient contact set): then the Python path answers.
     None when the contacts are not a valid sequence of Contact on links of ``robot``.
     """
+    if isinstance(contacts, Contact):
+        contacts = (contacts,)
     try:
         calls = _COMPILED.get(robot)
         key = (entry.__name__,) + tuple(map(id, contacts))
