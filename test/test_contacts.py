@@ -166,6 +166,20 @@ def test_the_compiled_path_follows_model_changes():
         robot.gravity = (0.0, 0.0, -9.81)
 
 
+def test_no_contact_is_the_free_dynamics():
+    """An empty contact set: forward dynamics is ABA's; the inverse dynamics falls (limited)."""
+    pair = Pair('solo12')
+    robot = pair.robot
+    q, v, tau = pair.random_state(np.random.default_rng(47))
+    for baumgarte in (None, (0.0, 0.0)):   # the compiled call and the Python path
+        qdd, forces = robot.constrained_forward_dynamics(q, v, tau, [], baumgarte)
+        assert relative_error(qdd, robot.forward_dynamics(q, v, tau)) < TOLERANCE
+        assert forces.shape == (0,)
+    answer = robot.contact_inverse_dynamics(q, v, np.zeros(robot.nv), [])
+    assert answer.limited and np.all(answer.tau[:6] == 0.0)
+    assert relative_error(robot.forward_dynamics(q, v, answer.tau), answer.qdd) < TOLERANCE
+
+
 def test_rank_deficient_contacts_as_pinocchios_proximal_solver():
     """A foot held twice (rank-deficient J): qdd unique, forces the least-norm (prox limit)."""
     pair = Pair('solo12')

@@ -95,6 +95,8 @@ def solve_kkt(mass: np.ndarray, bias: np.ndarray, tau: np.ndarray, jac: np.ndarr
         raise SingularMassMatrixError('the mass matrix is singular (not positive definite): '
                                       'the constrained dynamics need a positive definite M')
     free, minv_jt = solved[:, 0], solved[:, 1:]
+    if jac.shape[0] == 0:   # no contact: the unconstrained dynamics
+        return free, np.zeros(0)
     delassus = jac @ minv_jt
     rhs = -gamma - jac @ free
     factor, force, info = dposv(delassus, rhs)

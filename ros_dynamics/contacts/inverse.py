@@ -140,6 +140,8 @@ def least_norm_basis(matrix: np.ndarray, rhs: np.ndarray) -> tuple:
     """
     if matrix.shape[0] == 0:
         return np.zeros(matrix.shape[1]), np.eye(matrix.shape[1]), 0.0
+    if matrix.shape[1] == 0:   # no unknown: rhs = 0 or nothing solves it
+        return np.zeros(0), np.zeros((0, 0)), _largest(rhs) / (1.0 + _largest(rhs))
     u, s, vt, info = dgesdd(matrix, full_matrices=1)
     if info:
         raise np.linalg.LinAlgError(f'the SVD did not converge (LAPACK dgesdd info {info})')
