@@ -17,6 +17,11 @@ thesis, "Impulse-based dynamic simulation of rigid body systems"):
 
 with I_a,i the joint's armature (reflected rotor inertia; Featherstone 2008,
 sec. 7.2 and table 7.1's D_i with the rotor inertia added, as Pinocchio does).
+A one-dof joint takes the steps in its joint-aligned frame, where S_i is a
+unit vector (a column, an element); a joint of m > 1 velocity coordinates
+(free-flyer, planar, spherical) takes them as written, with U_i 6 x m, D_i
+m x m (inverted by Gauss-Jordan elimination) and c_i = v_i x S_i qd_i (S_i
+is constant in body coordinates for these joints).
 
 ABA has no joint model for mimic joints (one coordinate driving several
 bodies), so models with mimic joints solve M qdd = tau - b instead: M by CRBA
@@ -30,15 +35,17 @@ import numpy as np
 from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics._lanes import diverge, select_le
 from ros_dynamics.crba import crba_into
-from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, aligned_angular,
+from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
+                                 ALIGN_TREE_R, aligned_angular,
                                  aligned_transform, armature_of, body_count, gravity_of,
-                                 H_TOLERANCE, joint_rate, MASS, nv_of, one_state, parent_of,
-                                 velocity_index)
+                                 H_TOLERANCE, joint_nv, joint_rate, joint_velocity, MASS,
+                                 MAX_JOINT_NV, multi_dof_transform, nv_of, one_state,
+                                 parent_of, subspace_column, velocity_index)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_times_prismatic_z,
                                   articulated_times_z, articulated_to_parent,
                                   articulated_to_parent_prismatic_z, articulated_to_parent_z,
-                                  cross_force,
+                                  cross_force, cross_motion,
                                   dot, force_to_parent, load3, load6, load9, mat_add, mat_t_vec,
                                   motion_to_child, outer, projected_inertia_prismatic_z,
                                   projected_inertia_z,
@@ -59,7 +66,11 @@ W_U_W = 57     # 3: U_i
 W_U_V = 60     # 3
 W_D = 63       # 1: D_i
 W_SMALL_U = 64  # 1: u_i
-NWORK = 65
+# a joint of m > 1 velocity coordinates (the general step) uses the columns from W_U_W on:
+W_MULTI_U = W_U_W   # 6 m: U_a = IA_i S_a (angular, linear), a < m
+W_MULTI_DINV = W_MULTI_U + 6 * MAX_JOINT_NV   # m m: D_i^-1 (row-major, m wide)
+W_MULTI_SMALL_U = W_MULTI_DINV + MAX_JOINT_NV * MAX_JOINT_NV   # m: u_i
+NWORK = W_MULTI_SMALL_U + MAX_JOINT_NV
 
 
 @kernel
@@ -97,22 +108,27 @@ def aba_velocities(model, q, qd, fext, work):
     """ABA pass 1 into ``work``: X_i, v_i, c_i, IA_i = I_i and pA_i, aligned body frames."""
     zero = (0.0, 0.0, 0.0)
     for i in range(body_count(model)):
-        revolute = aligned_angular(model, i)
-        rot, r = aligned_transform(model, i, q)
-        store9(work, i, W_ROT, rot)
-        store3(work, i, W_POS, r)
         parent = parent_of(model, i)
-        vw, vv = zero, zero
-        if parent >= 0:
-            vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
-                                     load3(work, parent, W_VEL_V))
-        rate = joint_rate(model, i, qd)
-        if revolute:   # S qd = (rate e_z, 0): c = v x S qd
-            vw = (vw[0], vw[1], vw[2] + rate)
-            cw, cv = (vw[1] * rate, -vw[0] * rate, 0.0), (vv[1] * rate, -vv[0] * rate, 0.0)
-        else:          # S qd = (0, rate e_z)
-            vv = (vv[0], vv[1], vv[2] + rate)
-            cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
+        if joint_nv(model, i) > 1:
+            vw, vv = multi_dof_velocity(model, q, qd, work, i, parent)
+        else:
+            revolute = aligned_angular(model, i)
+            rot, r = aligned_transform(model, i, q)
+            store9(work, i, W_ROT, rot)
+            store3(work, i, W_POS, r)
+            vw, vv = zero, zero
+            if parent >= 0:
+                vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
+                                         load3(work, parent, W_VEL_V))
+            rate = joint_rate(model, i, qd)
+            if revolute:   # S qd = (rate e_z, 0): c = v x S qd
+                vw = (vw[0], vw[1], vw[2] + rate)
+                cw, cv = (vw[1] * rate, -vw[0] * rate, 0.0), (vv[1] * rate, -vv[0] * rate, 0.0)
+            else:          # S qd = (0, rate e_z)
+                vv = (vv[0], vv[1], vv[2] + rate)
+                cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
+            store3(work, i, W_BIAS_W, cw)
+            store3(work, i, W_BIAS_V, cv)
         m = model[i, MASS]
         h = load3(model, i, ALIGN_FIRST_MOMENT)
         ibar = load6(model, i, ALIGN_IBAR)
@@ -120,8 +136,6 @@ def aba_velocities(model, q, qd, fext, work):
         pn, pf = cross_force(vw, vv, iw, iv)
         store3(work, i, W_VEL_W, vw)
         store3(work, i, W_VEL_V, vv)
-        store3(work, i, W_BIAS_W, cw)
-        store3(work, i, W_BIAS_V, cv)
         store9(work, i, W_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
                                  ibar[4], ibar[5], ibar[2]))
         store9(work, i, W_IA_B, skew(h))
@@ -134,6 +148,31 @@ def aba_velocities(model, q, qd, fext, work):
 
 
 @kernel
+def multi_dof_velocity(model, q, qd, work, i, parent):
+    """
+    Write X_i and c_i of body i's joint of m > 1 coordinates into ``work``; return v_i.
+
+    X_i is the joint's transform after the aligned tree transform (A_i = 1
+    for such a joint: ``aligned_columns``), v_i = X_i v_p + S_i qd_i and
+    c_i = v_i x S_i qd_i (S_i constant in body coordinates).
+    """
+    rot, r = multi_dof_transform(model, i, q, load9(model, i, ALIGN_TREE_R),
+                                 load3(model, i, ALIGN_TREE_P))
+    store9(work, i, W_ROT, rot)
+    store3(work, i, W_POS, r)
+    vw, vv = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    if parent >= 0:
+        vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
+                                 load3(work, parent, W_VEL_V))
+    jw, jv = joint_velocity(model, i, qd)
+    vw, vv = add(vw, jw), add(vv, jv)
+    cw, cv = cross_motion(vw, vv, jw, jv)
+    store3(work, i, W_BIAS_W, cw)
+    store3(work, i, W_BIAS_V, cv)
+    return vw, vv
+
+
+@kernel
 def aba_articulated(model, tau, work):
     """ABA pass 2 (leaves to root) in ``work``: IA_i, pA_i, U_i, D_i, u_i; -1 or the singular i."""
     nb = body_count(model)
@@ -141,6 +180,10 @@ def aba_articulated(model, tau, work):
     for i in range(nb - 1, -1, -1):
         a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
         pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
+        if joint_nv(model, i) > 1:
+            if not multi_dof_articulated(model, tau, work, i, a, b, c, pn, pf, tolerance):
+                return i
+            continue
         revolute = aligned_angular(model, i)
         if revolute:   # U = IA e_z (angular), the third column
             uw, uv = (a[2], a[5], a[8]), (b[6], b[7], b[8])
@@ -183,6 +226,120 @@ def aba_articulated(model, tau, work):
         store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
         store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
     return -1
+
+
+@kernel
+def add_to_parent(work, i, parent, ap, bp, cp, pn, pf):
+    """Add X^T Ia X (blocks ap, bp, cp, parent coordinates) and X^* pa (pn, pf) to the parent."""
+    store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
+    store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
+    store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))
+    pn, pf = force_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), pn, pf)
+    store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
+    store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
+
+
+@kernel
+def multi_dof_articulated(model, tau, work, i, a, b, c, pn, pf, tolerance):
+    """ABA pass 2 for body i's joint of m > 1 coordinates; return False if D_i is singular."""
+    if not multi_dof_projection(model, tau, work, i, a, b, c, pn, pf, tolerance):
+        return False
+    parent = parent_of(model, i)
+    if parent >= 0:
+        ap, bp, cp, pn, pf = multi_dof_transfer(model, work, i, a, b, c, pn, pf)
+        add_to_parent(work, i, parent, ap, bp, cp, pn, pf)
+    return True
+
+
+@kernel
+def multi_dof_projection(model, tau, work, i, a, b, c, pn, pf, tolerance):
+    """
+    Write U_i = IA_i S_i, D_i^-1 and u_i of body i's joint of m > 1 coordinates; False if singular.
+
+    D_i = S_i^T U_i (+ I_a on the diagonal), u_i = tau_i - S_i^T pA_i
+    (Featherstone 2008, table 7.1), IA_i = [a b; b^T c] and pA_i = (pn, pf) in
+    body coordinates. D_i is inverted in place by Gauss-Jordan elimination
+    without pivoting (D_i is symmetric positive definite unless a pivot is not
+    above ``tolerance``: then the joint moves no inertia of its own).
+    """
+    m = joint_nv(model, i)
+    k = velocity_index(model, i)
+    armature = armature_of(model, i)
+    for col in range(m):
+        sw, sv = subspace_column(model, i, col)
+        uw, uv = articulated_times(a, b, c, sw, sv)
+        store3(work, i, W_MULTI_U + 6 * col, uw)
+        store3(work, i, W_MULTI_U + 6 * col + 3, uv)
+        work[i, W_MULTI_SMALL_U + col] = tau[k + col] - dot(sw, pn) - dot(sv, pf)
+        for row in range(col + 1):
+            rw, rv = subspace_column(model, i, row)
+            d = dot(rw, uw) + dot(rv, uv)
+            work[i, W_MULTI_DINV + m * row + col] = d
+            work[i, W_MULTI_DINV + m * col + row] = d
+        work[i, W_MULTI_DINV + (m + 1) * col] = work[i, W_MULTI_DINV + (m + 1) * col] + armature
+    for p in range(m):   # Gauss-Jordan: row p scaled, then eliminated from the others
+        pivot = work[i, W_MULTI_DINV + (m + 1) * p]
+        if not pivot > tolerance:
+            return False
+        inverse = 1.0 / pivot
+        work[i, W_MULTI_DINV + (m + 1) * p] = 1.0
+        for j in range(m):
+            work[i, W_MULTI_DINV + m * p + j] = work[i, W_MULTI_DINV + m * p + j] * inverse
+        for row in range(m):
+            if row != p:
+                factor = work[i, W_MULTI_DINV + m * row + p]
+                work[i, W_MULTI_DINV + m * row + p] = 0.0
+                for j in range(m):
+                    work[i, W_MULTI_DINV + m * row + j] = (
+                        work[i, W_MULTI_DINV + m * row + j]
+                        - factor * work[i, W_MULTI_DINV + m * p + j])
+    return True
+
+
+@kernel
+def multi_dof_transfer(model, work, i, a, b, c, pn, pf):
+    """
+    Return X^T Ia X (blocks, parent coordinates) and pa (body i's) of a joint of m > 1 coordinates.
+
+    Ia = IA - U D^-1 U^T and pa = pA + Ia c + U D^-1 u (Featherstone 2008,
+    table 7.1), with U, D^-1, u from ``multi_dof_projection``.
+    """
+    m = joint_nv(model, i)
+    for col in range(m):
+        uw = load3(work, i, W_MULTI_U + 6 * col)
+        uv = load3(work, i, W_MULTI_U + 6 * col + 3)
+        vw, vv, s = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 0.0   # V = D^-1 U^T's row, (D^-1 u)_col
+        for row in range(m):
+            g = work[i, W_MULTI_DINV + m * col + row]
+            vw = add(vw, scale(g, load3(work, i, W_MULTI_U + 6 * row)))
+            vv = add(vv, scale(g, load3(work, i, W_MULTI_U + 6 * row + 3)))
+            s = s + g * work[i, W_MULTI_SMALL_U + row]
+        a = mat_add(a, outer(scale(-1.0, uw), vw))
+        b = mat_add(b, outer(scale(-1.0, uw), vv))
+        c = mat_add(c, outer(scale(-1.0, uv), vv))
+        pn, pf = add(pn, scale(s, uw)), add(pf, scale(s, uv))
+    cn, cf = articulated_times(a, b, c, load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V))
+    ap, bp, cp = articulated_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), a, b, c)
+    return ap, bp, cp, add(pn, cn), add(pf, cf)
+
+
+@kernel
+def multi_dof_acceleration(model, work, i, aw, av, qdd):
+    """
+    Write qdd_i = D^-1 (u - U^T a') of body i's joint of m > 1 coordinates; return S_i qdd_i.
+
+    a' = (aw, av), body coordinates (Featherstone 2008, table 7.1, pass 3).
+    """
+    m = joint_nv(model, i)
+    k = velocity_index(model, i)
+    for col in range(m):
+        qdd[k + col] = 0.0
+    for row in range(m):
+        r = (work[i, W_MULTI_SMALL_U + row] - dot(load3(work, i, W_MULTI_U + 6 * row), aw)
+             - dot(load3(work, i, W_MULTI_U + 6 * row + 3), av))
+        for col in range(m):
+            qdd[k + col] = qdd[k + col] + work[i, W_MULTI_DINV + m * col + row] * r
+    return joint_velocity(model, i, qdd)
 
 
 @kernel(inline=True)   # two call sites: LLVM would not inline it (pass 2 +40 %)
@@ -242,6 +399,11 @@ def aba_accelerations(model, work, qdd):
                                      load3(work, parent, W_VEL_V))
         aw = add(aw, load3(work, i, W_BIAS_W))
         av = add(av, load3(work, i, W_BIAS_V))
+        if joint_nv(model, i) > 1:
+            jw, jv = multi_dof_acceleration(model, work, i, aw, av, qdd)
+            store3(work, i, W_VEL_W, add(aw, jw))
+            store3(work, i, W_VEL_V, add(av, jv))
+            continue
         acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
                - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
         qdd[velocity_index(model, i)] = acc

@@ -16,12 +16,14 @@ bodies of I_i a_i + v_i x* I_i v_i at qdd = 0 without gravity, moved to G.
 The centre of mass moves with the linear rows: J_G = A_G[:3] / m.
 """
 
+from numba import carray
 import numpy as np
 
-from ros_dynamics._jit import IN1, IN2, kernel, OUT1, OUT2, STATUS
+from ros_dynamics._jit import IN1, IN2, kernel, OUT1, OUT2, state_entry, STATUS
 from ros_dynamics.crba import composite_inertias, NWORK, W_H, W_IBAR, W_MASS
 from ros_dynamics.joints import (bad_positions, bad_state, body_count, joint_nv, MIMIC_GAIN,
-                                 nv_of, rigid_inertia, subspace_column, velocity_index)
+                                 model_at, nq_of, nv_of, rigid_inertia, state_at,
+                                 subspace_column, velocity_index)
 from ros_dynamics.kinematics import (forward_pass, NWORK as KINEMATIC_NWORK, transforms,
                                      W_ACC_V, W_ACC_W, W_VEL_V, W_VEL_W, world_poses)
 from ros_dynamics.spatial import (add, cross, cross_force, load3, load6, load9, mat_vec,
@@ -78,6 +80,18 @@ def centroidal_momentum_matrix(model, q, out, com):
                 out[r, first + a] += gain * linear[r]
                 out[3 + r, first + a] += gain * angular[r]
     return 0
+
+
+@state_entry
+def centroidal_momentum_matrix_entry(model, rows, n, q, b, c, extra, out):
+    """
+    Write A_G (6, n) for one state into out (C pointers, _jit.STATE_ENTRY; b, c, extra unused).
+
+    Return 0, or 1 if q holds NaN or Inf.
+    """
+    m = model_at(model, rows)
+    return centroidal_momentum_matrix(m, state_at(q, nq_of(m)), carray(out, (6, n)),
+                                      np.empty(4))
 
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, OUT1)])

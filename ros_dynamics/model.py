@@ -64,7 +64,7 @@ _FORCE_ROWS = 1024
 # converts, validates, binds and raises the documented errors. The attributes
 # holding a model's bound single-state calls (per link: _link_calls):
 _CALLS = ('_id_call', '_gravity_call', '_mass_call', '_fd_call', '_regressor_call', '_idf_call',
-          '_friction_call')
+          '_friction_call', '_centroidal_call')
 # per-link quantities: entry point and output shape (None: the Jacobian's, 6 x dof)
 _LINK_ENTRIES = {'pose': (jacobian.link_transform_entry, (4, 4)),
                  'jacobian': (jacobian.jacobian_entry, None),
@@ -121,8 +121,8 @@ class RobotModel:
         self._neutral = neutral_positions(self._ints)
         self._neutral.setflags(write=False)
         self._has_mimic = bool(np.any(self._ints[:, JOINT_NQ] == 0))   # a follower owns no q
-        # forward dynamics by M qdd = tau - b: ABA has no mimic and no multi-dof step yet
-        self._dense_forward = self._has_mimic or bool(np.any(self._ints[:, JOINT_NV] > 1))
+        # forward dynamics by M qdd = tau - b: ABA has no joint model for mimic joints
+        self._dense_forward = self._has_mimic
         self._singular_tolerance = _singular_tolerance(self._reals)
         for key, value in limits(arrays.joint_specs).items():
             setattr(self, key, value)
@@ -874,7 +874,15 @@ class RobotModel:
 
         Orin, Goswami and Lee (2013); Pinocchio's ``ccrba`` (centroidal.py).
         """
-        return self._centroidal(q)[0]
+        matrix = self._centroidal_call(q)
+        if matrix is not None:
+            return matrix
+        q = self._single(q, 'q')
+        call = self._bind('_centroidal_call', centroidal.centroidal_momentum_matrix_entry, 1,
+                          (6, self._nv))
+        matrix = np.empty((6, self._nv))
+        self._check_status(call.into(matrix, q), ('q',), (q,))
+        return matrix
 
     def center_of_mass(self, q) -> np.ndarray:
         """Return the centre of mass (3,) of the moving bodies in the world (root) frame (m)."""

@@ -16,7 +16,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 from robot_data import example_urdf
-from ros_dynamics import RobotModel, URDFWarning
+from ros_dynamics import RobotModel, SingularMassMatrixError, URDFWarning
 
 TOLERANCE = 1e-9
 FLOATING = ['solo_description/robots/solo12.urdf',
@@ -106,7 +106,7 @@ def test_coordinates_are_pinocchios(twin):
 
 
 def test_joint_space_dynamics(twin):
-    """RNEA, g, the bias, CRBA and ABA (a dense solve here) at random states, one and batched."""
+    """RNEA, g, the bias, CRBA and ABA at random states, one and batched."""
     robot, model, data = twin.robot, twin.model, twin.data
     rng = np.random.default_rng(3)
     states = [twin.random_state(rng) for _ in range(4)]
@@ -249,3 +249,40 @@ def test_wrong_sizes_name_nq_and_nv():
         robot.inverse_dynamics(np.array([0, 0, 0, 1.0, 0]), np.zeros(5), np.zeros(4))
     with pytest.raises(ValueError, match='root_joint'):
         RobotModel.from_urdf_string(BALL, root_joint='ball')
+
+
+def test_forward_dynamics_after_inverse_dynamics_with_wrenches(twin):
+    """The general joint step of ABA with link wrenches: FD(q, qd, ID(q, qd, qdd, w), w) = qdd."""
+    robot = twin.robot
+    rng = np.random.default_rng(17)
+    links = robot.link_names[1:]
+    for _ in range(3):
+        q, qd, qdd = twin.random_state(rng)
+        wrenches = {links[k]: rng.standard_normal(6) * 20.0
+                    for k in rng.choice(len(links), size=3, replace=False)}
+        tau = robot.inverse_dynamics(q, qd, qdd, external_wrenches=wrenches)
+        again = robot.forward_dynamics(q, qd, tau, external_wrenches=wrenches)
+        assert relative_error(again, qdd) < TOLERANCE
+
+
+def test_a_ball_joint_that_moves_no_inertia_is_named():
+    """
+    A ball joint whose subtree turns only about the elbow's axis: ABA's D_i (3 x 3) is singular.
+
+    The elbow's own D is the hand's 0.01 kg m^2; what the ball joint sees
+    through it has no inertia about the two other axes.
+    """
+    xml = BALL.replace('<origin xyz="0.1 0.02 -0.3"/><mass value="2.0"/>',
+                       '<origin xyz="0 0 0"/><mass value="2.0"/>').replace(
+        'ixx="0.3" ixy="0.01" ixz="0.02" iyy="0.2" iyz="0.03" izz="0.1"',
+        'ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"').replace(
+        '<origin xyz="0 0 -0.1"/><mass value="0.5"/>', '<origin xyz="0 0 0"/><mass value="0"/>'
+    ).replace('ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.02"',
+              'ixx="0" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0"').replace(
+        '<origin xyz="0 0 -0.6"/><axis', '<origin xyz="0 0 0"/><axis')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', URDFWarning)
+        robot = RobotModel.from_urdf_string(xml)
+    q = robot.neutral_configuration()
+    with pytest.raises(SingularMassMatrixError, match="joint 'shoulder'"):
+        robot.forward_dynamics(q, np.zeros(4), np.zeros(4))
