@@ -7,11 +7,13 @@ Constrained forward dynamics in one compiled call: forward.py's equations, no Py
 M by CRBA (Featherstone 2008, table 6.2), b by RNEA (table 5.1), the contact
 rows J and gamma (constraints.py: world axes, a point's classical acceleration,
 a 6D frame's spatial acceleration) from one forward pass at qdd = 0, then
-the Schur complement: Cholesky factors of M and of G = J M^-1 J^T (Golub and
-Van Loan, "Matrix Computations", alg. 4.2.1). Status 0, or 1 (a state holds
-NaN or Inf), 2 (M not positive definite) or 3 (G singular or ill-conditioned:
-a rank-deficient contact set): for 2 and 3 the Python path of forward.py
-raises or computes the least-norm forces. No Baumgarte terms here (forward.py
+the Schur complement: with M = L L^T (Golub and Van Loan, "Matrix
+Computations", alg. 4.2.1) and Y = L^-1 [tau - b, J^T], G = J M^-1 J^T =
+Y_J^T Y_J, G f = -gamma - Y_J^T y_0 (Cholesky again) and qdd = L^-T (y_0 +
+Y_J f). Status 0, or 1 (a state holds NaN or Inf), 2 (M not positive
+definite) or 3 (G singular or ill-conditioned: a rank-deficient contact set):
+for 2 and 3 the Python path of forward.py raises or computes the least-norm
+forces. No Baumgarte terms here (forward.py
 takes its Python path for them).
 
 ``extra`` holds the contacts: their count, then per contact its size (3 or 6),
@@ -63,8 +65,8 @@ def cholesky_into(a, lower):
 
 
 @kernel
-def cholesky_solve(lower, b):
-    """Overwrite the columns of ``b`` (n, k) with L^-T L^-1 b (forward and back substitution)."""
+def forward_substitute(lower, b):
+    """Overwrite the columns of ``b`` (n, k) with L^-1 b."""
     n = lower.shape[0]
     for c in range(b.shape[1]):
         for i in range(n):
@@ -72,6 +74,13 @@ def cholesky_solve(lower, b):
             for k in range(i):
                 value -= lower[i, k] * b[k, c]
             b[i, c] = value / lower[i, i]
+
+
+@kernel
+def back_substitute(lower, b):
+    """Overwrite the columns of ``b`` (n, k) with L^-T b."""
+    n = lower.shape[0]
+    for c in range(b.shape[1]):
         for i in range(n - 1, -1, -1):
             value = b[i, c]
             for k in range(i + 1, n):
@@ -155,33 +164,41 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     lower = np.empty((n, n))
     if not cholesky_into(mass, lower):
         return 2
+    # Y = L^-1 [tau - b, J^T] (forward substitution only): G = Y_J^T Y_J and
+    # G f = -gamma - Y_J^T y0, then qdd = L^-T (y0 + Y_J f)
     solved = np.empty((n, m + 1))
     for i in range(n):
         solved[i, 0] = tau[i] - bias[i]
         for k in range(m):
             solved[i, k + 1] = jac[k, i]
-    cholesky_solve(lower, solved)
-    delassus = np.empty((m, m))   # G = J M^-1 J^T
-    force = np.empty((m, 1))      # rhs = -gamma - J M^-1 (tau - b), then f
+    forward_substitute(lower, solved)
+    delassus = np.empty((m, m))
+    force = np.empty((m, 1))
     for a in range(m):
         value = 0.0
         for j in range(n):
-            value += jac[a, j] * solved[j, 0]
+            value += solved[j, a + 1] * solved[j, 0]
         force[a, 0] = -gamma[a] - value
-        for b in range(m):
+        for b in range(a + 1):
             value = 0.0
             for j in range(n):
-                value += jac[a, j] * solved[j, b + 1]
+                value += solved[j, a + 1] * solved[j, b + 1]
             delassus[a, b] = value
+            delassus[b, a] = value
     factor = np.empty((m, m))
     if not cholesky_into(delassus, factor):
         return 3
-    cholesky_solve(factor, force)
+    forward_substitute(factor, force)
+    back_substitute(factor, force)
+    accel = np.empty((n, 1))
     for i in range(n):
         value = solved[i, 0]
         for k in range(m):
             value += solved[i, k + 1] * force[k, 0]
-        out[i] = value
+        accel[i, 0] = value
+    back_substitute(lower, accel)
+    for i in range(n):
+        out[i] = accel[i, 0]
     for k in range(m):
         out[n + k] = force[k, 0]
     return 0
