@@ -142,6 +142,9 @@ def test_forward_dynamics_batch_is_the_single_states(pair):
         assert relative_error(forces[k], single.forces) < 1e-12
     empty = pair.robot.constrained_forward_dynamics(q[:0], v[:0], tau[:0], contacts)
     assert empty.qdd.shape == (0, pair.robot.nv) and empty.forces.shape[0] == 0
+    v[1, 3] = np.nan
+    with pytest.raises(ValueError, match='v: row 1 contains NaN'):
+        pair.robot.constrained_forward_dynamics(q, v, tau, contacts)
 
 
 def test_the_compiled_path_follows_model_changes():
@@ -200,6 +203,11 @@ def test_rank_deficient_contacts_as_pinocchios_proximal_solver():
     full = pair.robot.constrained_forward_dynamics(q, v, tau, [Contact(n) for n in SOLO_FEET])
     assert relative_error(qdd, full.qdd) < 1e-9
     assert relative_error(forces[:3] + forces[12:], full.forces[:3]) < 1e-9
+    # in a batch, rows the kernel refuses take the Python path
+    batch = pair.robot.constrained_forward_dynamics(
+        np.array([q, q]), np.array([v, -v]), np.array([tau, tau]), [Contact(n) for n in frames])
+    assert relative_error(batch.qdd[0], qdd) < 1e-12
+    assert np.allclose(batch.forces[:, :3], batch.forces[:, 12:], atol=1e-9)
 
 
 def test_baumgarte_stabilisation_is_pinocchios(pair):
