@@ -585,12 +585,10 @@ class RobotModel:
         A name 'q' has nq entries, any other nv (its name is the one in the
         ValueError raised for a wrong shape, NaN or Inf, or differing batches).
         """
-        try:   # single float64 states of the right sizes, finite (a dot product overflows
-            # to inf only for entries over 1e154, which then take the general path)
+        try:   # single float64 states of the right sizes, finite: returned as they are
             if all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 1
                    and x.shape[0] == (self._nq if n == 'q' else self._nv)
-                   for n, x in zip(names, values)) and \
-                    math.isfinite(sum(float(x @ x) for x in values)):
+                   for n, x in zip(names, values)) and np.isfinite(np.concatenate(values)).all():
                 return values
         except TypeError:
             pass

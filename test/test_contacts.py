@@ -257,6 +257,8 @@ def test_forward_dynamics_errors_name_the_argument():
         robot.constrained_forward_dynamics(q, zero, np.full(robot.nv, np.nan), Contact('FL_FOOT'))
     with pytest.raises(ValueError, match='v: expected shape'):
         robot.constrained_forward_dynamics(q, zero[:3], zero, Contact('FL_FOOT'))
+    with pytest.raises(ValueError, match='overflowed'):   # never inf or NaN with success
+        robot.constrained_forward_dynamics(q, np.full(robot.nv, 1e200), zero, Contact('FL_FOOT'))
     with pytest.raises(ValueError, match='baumgarte'):
         robot.constrained_forward_dynamics(q, zero, zero, Contact('FL_FOOT'), baumgarte=(-1, 0))
     for kwargs, match in [({'kind': 'plane'}, 'kind'), ({'friction': -0.5}, 'friction'),

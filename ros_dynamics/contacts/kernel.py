@@ -11,9 +11,9 @@ the Schur complement: with M = L L^T (Golub and Van Loan, "Matrix
 Computations", alg. 4.2.1) and Y = L^-1 [tau - b, J^T], G = J M^-1 J^T =
 Y_J^T Y_J, G f = -gamma - Y_J^T y_0 (Cholesky again) and qdd = L^-T (y_0 +
 Y_J f). Status 0, or 1 (a state holds NaN or Inf), 2 (M not positive
-definite) or 3 (G singular or ill-conditioned: a rank-deficient contact set):
-for 2 and 3 the Python path of forward.py raises or computes the least-norm
-forces. No Baumgarte terms here (forward.py
+definite), 3 (G singular or ill-conditioned: a rank-deficient contact set) or
+4 (the result overflowed): then the Python path of forward.py raises or
+computes the least-norm forces. No Baumgarte terms here (forward.py
 takes its Python path for them).
 
 ``extra`` holds the contacts: their count, then per contact its size (3 or 6),
@@ -197,11 +197,14 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
             value += solved[i, k + 1] * force[k, 0]
         accel[i, 0] = value
     back_substitute(lower, accel)
+    total = 0.0
     for i in range(n):
         out[i] = accel[i, 0]
+        total += accel[i, 0] * accel[i, 0]
     for k in range(m):
         out[n + k] = force[k, 0]
-    return 0
+        total += force[k, 0] * force[k, 0]
+    return 0 if np.isfinite(total) else 4
 
 
 @state_entry
