@@ -68,8 +68,8 @@ TIMEOUT = 60.0
 
 def configured_payload(path: str = PAYLOAD_CONFIG) -> tuple:
     """Return (link, mass kg, com (3,) m, inertia 3x3 or None) of a simulator payload file."""
-    with open(path, encoding='utf-8') as stream:
-        parameters = yaml.safe_load(stream)['simulator']['ros__parameters']
+    from ros_dynamics.bringup import section
+    parameters = section(path, 'simulator')   # its /**/simulator section
     m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, izz = (float(v) for v in
                                                    parameters['payload_inertia'])
     tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])

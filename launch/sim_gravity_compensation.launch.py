@@ -6,6 +6,7 @@ Simulated arm under gravity compensation (the main job of `make run`).
 
     ros2 launch ros_dynamics sim_gravity_compensation.launch.py robot:=/path/arm.urdf
     ros2 launch ros_dynamics sim_gravity_compensation.launch.py use_sim_time:=false
+    ros2 launch ros_dynamics sim_gravity_compensation.launch.py namespace:=arm1
 
 The arguments and the node list come from config/bringup.yaml, the same
 declaration ``ros_dynamics.bringup`` (make run) starts, and each node's
@@ -24,7 +25,7 @@ from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch_ros.actions import Node
-from ros_dynamics.bringup import (load_arguments, load_declaration, node_parameters,
+from ros_dynamics.bringup import (load_arguments, load_declaration, namespace, node_parameters,
                                   parameter_value, resolve_arguments)
 
 
@@ -38,6 +39,7 @@ def launch_nodes(context, declaration: str) -> list:
         files, overrides = node_parameters(node, values, extra)
         actions.append(Node(
             package='ros_dynamics', executable=node.executable, name=node.name,
+            namespace=namespace(values['namespace']) if values.get('namespace') else '',
             parameters=files + [{k: parameter_value(v) for k, v in overrides.items()}],
             remappings=list(node.remappings.items()), output='screen'))
     return actions

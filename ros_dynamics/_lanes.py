@@ -10,7 +10,7 @@ LLVM does not find this by itself in numba's scalar code, so this module
 gives numba two types, built with its extension API (as ``_jit.read_only``):
 
 - ``Lanes``: LANES float64 values in one LLVM vector. +, -, *, / (also with
-  a plain float on either side), unary -, math.sin and math.cos act lane by
+  a plain float on either side), unary -, math.sin, math.cos and math.sqrt act lane by
   lane with the same IEEE operations as on floats, so a kernel run on Lanes
   gives in each lane bit for bit what it gives on that lane's floats.
   Comparisons are True when they hold in every lane (a kernel's
@@ -166,7 +166,7 @@ def _lane_function(function):
                                       function(lane(x, 2)), function(lane(x, 3)))
 
 
-for _function in (math.sin, math.cos):
+for _function in (math.sin, math.cos, math.sqrt):   # sqrt: a planar joint's (cos, sin) norm
     _lane_function(_function)
 
 

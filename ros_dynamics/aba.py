@@ -36,11 +36,10 @@ from ros_dynamics._jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics._lanes import diverge, select_le
 from ros_dynamics.crba import crba_into
 from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
-                                 ALIGN_TREE_R, aligned_angular,
-                                 aligned_transform, armature_of, body_count, gravity_of,
-                                 H_TOLERANCE, joint_nv, joint_rate, joint_velocity, MASS,
-                                 MAX_JOINT_NV, multi_dof_transform, nv_of, one_state,
-                                 parent_of, subspace_column, velocity_index)
+                                 ALIGN_TREE_R, aligned_angular, aligned_transform, armature_of,
+                                 body_count, gravity_of, H_TOLERANCE, joint_motion_after,
+                                 joint_nv, joint_rate, joint_velocity, MASS, MAX_JOINT_NV,
+                                 nv_of, one_state, parent_of, subspace_column, velocity_index)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import (add, articulated_times, articulated_times_prismatic_z,
                                   articulated_times_z, articulated_to_parent,
@@ -109,9 +108,7 @@ def aba_velocities(model, q, qd, fext, work):
     zero = (0.0, 0.0, 0.0)
     for i in range(body_count(model)):
         parent = parent_of(model, i)
-        if joint_nv(model, i) > 1:
-            vw, vv = multi_dof_velocity(model, q, qd, work, i, parent)
-        else:
+        if joint_nv(model, i) == 1:
             revolute = aligned_angular(model, i)
             rot, r = aligned_transform(model, i, q)
             store9(work, i, W_ROT, rot)
@@ -129,6 +126,8 @@ def aba_velocities(model, q, qd, fext, work):
                 cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
             store3(work, i, W_BIAS_W, cw)
             store3(work, i, W_BIAS_V, cv)
+        else:
+            vw, vv = multi_dof_velocity(model, q, qd, work, i, parent)
         m = model[i, MASS]
         h = load3(model, i, ALIGN_FIRST_MOMENT)
         ibar = load6(model, i, ALIGN_IBAR)
@@ -147,7 +146,7 @@ def aba_velocities(model, q, qd, fext, work):
         store3(work, i, W_PA_F, pf)
 
 
-@kernel
+@kernel(inline=True)
 def multi_dof_velocity(model, q, qd, work, i, parent):
     """
     Write X_i and c_i of body i's joint of m > 1 coordinates into ``work``; return v_i.
@@ -156,8 +155,8 @@ def multi_dof_velocity(model, q, qd, work, i, parent):
     for such a joint: ``aligned_columns``), v_i = X_i v_p + S_i qd_i and
     c_i = v_i x S_i qd_i (S_i constant in body coordinates).
     """
-    rot, r = multi_dof_transform(model, i, q, load9(model, i, ALIGN_TREE_R),
-                                 load3(model, i, ALIGN_TREE_P))
+    rot, r = joint_motion_after(model, i, q, load9(model, i, ALIGN_TREE_R),
+                                load3(model, i, ALIGN_TREE_P))
     store9(work, i, W_ROT, rot)
     store3(work, i, W_POS, r)
     vw, vv = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
@@ -399,18 +398,17 @@ def aba_accelerations(model, work, qdd):
                                      load3(work, parent, W_VEL_V))
         aw = add(aw, load3(work, i, W_BIAS_W))
         av = add(av, load3(work, i, W_BIAS_V))
-        if joint_nv(model, i) > 1:
-            jw, jv = multi_dof_acceleration(model, work, i, aw, av, qdd)
-            store3(work, i, W_VEL_W, add(aw, jw))
-            store3(work, i, W_VEL_V, add(av, jv))
-            continue
-        acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
-               - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
-        qdd[velocity_index(model, i)] = acc
-        if aligned_angular(model, i):
-            aw = (aw[0], aw[1], aw[2] + acc)
+        if joint_nv(model, i) == 1:
+            acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
+                   - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
+            qdd[velocity_index(model, i)] = acc
+            if aligned_angular(model, i):
+                aw = (aw[0], aw[1], aw[2] + acc)
+            else:
+                av = (av[0], av[1], av[2] + acc)
         else:
-            av = (av[0], av[1], av[2] + acc)
+            jw, jv = multi_dof_acceleration(model, work, i, aw, av, qdd)
+            aw, av = add(aw, jw), add(av, jv)
         store3(work, i, W_VEL_W, aw)
         store3(work, i, W_VEL_V, av)
 

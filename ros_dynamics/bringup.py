@@ -27,11 +27,13 @@ g(q) - M(q) kd qd) it stops about velocity / kd from where it was.
 """
 
 import argparse
+import atexit
 from dataclasses import dataclass, field
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import Optional
@@ -103,7 +105,7 @@ def _text(value) -> str:
 def load_declaration(path: Optional[str] = None) -> tuple:
     """Return (robot URDF path, [NodeDeclaration]) with paths made absolute."""
     path, declaration, base = _read(path)
-    robot = os.path.join(base, declaration['robot'])
+    robot = _robot(declaration, base)
     declared = set((declaration.get('arguments') or {}))
     nodes = []
     for entry in declaration['nodes']:
@@ -127,6 +129,12 @@ def load_declaration(path: Optional[str] = None) -> tuple:
     return robot, nodes
 
 
+def _robot(declaration: dict, base: str) -> str:
+    """Return the declaration's URDF path ('' for none: the robot_description topic)."""
+    robot = declaration.get('robot') or ''
+    return os.path.join(base, robot) if robot else ''
+
+
 def load_arguments(path: Optional[str] = None) -> list:
     """
     Return the [LaunchArgument] of a declaration: ``robot``, ``config``, then its own.
@@ -136,8 +144,9 @@ def load_arguments(path: Optional[str] = None) -> list:
     to every declaration; the others come from its ``arguments`` section.
     """
     path, declaration, base = _read(path)
-    out = [LaunchArgument('robot', os.path.join(base, declaration['robot']),
-                          'URDF file of the arm (every node gets it as urdf_path)'),
+    out = [LaunchArgument('robot', _robot(declaration, base),
+                          'URDF file of the arm (every node gets it as urdf_path; empty: '
+                          'none, the nodes take robot_description)'),
            LaunchArgument('config', os.path.join(base, 'config'),
                           'directory holding the nodes parameter files (by file name)')]
     for name, entry in (declaration.get('arguments') or {}).items():
@@ -182,7 +191,7 @@ def node_parameters(node: NodeDeclaration, values: dict, extra: dict) -> tuple:
         if not os.path.isfile(path):
             raise FileNotFoundError(f'config:={values["config"]}: no parameter file '
                                     f'{os.path.basename(path)} for {node.name}')
-    overrides = {'urdf_path': values['robot']}
+    overrides = {'urdf_path': values['robot']} if values['robot'] else {}
     if node.use_sim_time is not None:
         overrides['use_sim_time'] = _text(node.use_sim_time)
     for parameter, argument in node.arguments.items():
@@ -191,8 +200,21 @@ def node_parameters(node: NodeDeclaration, values: dict, extra: dict) -> tuple:
     return files, overrides
 
 
+def namespace(text: str) -> str:
+    """Return the text of a namespace argument made absolute: robot1 gives /robot1."""
+    return '/' + text.strip('/')
+
+
 def parameter_value(text: str):
-    """Return a parameter's value from its text as ``-p name:=text`` reads it (YAML)."""
+    """
+    Return a parameter's value from its text as ``-p name:=text`` reads it (YAML).
+
+    A document (text over several lines, or XML: a ``robot_description``
+    from a xacro ``Command``) is a string as it is, as launch_ros takes it
+    with ``ParameterValue(..., value_type=str)``.
+    """
+    if '\n' in text or text.lstrip().startswith('<'):
+        return text
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError:
@@ -213,13 +235,28 @@ def command(node: NodeDeclaration, values: dict, extra: dict) -> list:
     """Return the command line that starts one node (``node_parameters`` in order)."""
     files, overrides = node_parameters(node, values, extra)
     args = [executable_path(node.executable), '--ros-args', '-r', f'__node:={node.name}']
+    if values.get('namespace'):   # a declared namespace argument: every node under it
+        args += ['-r', f'__ns:={namespace(values["namespace"])}']
     for parameters in files:
         args += ['--params-file', parameters]
+    documents = {name: text for name, text in overrides.items() if '\n' in text}
+    if documents:   # rcl's -p takes one line of YAML: a document goes in a file of its own
+        args += ['--params-file', document_file(documents)]
     for name, text in overrides.items():
-        args += ['-p', f'{name}:={text}']
+        if name not in documents:
+            args += ['-p', f'{name}:={text}']
     for source, target in node.remappings.items():
         args += ['-r', f'{source}:={target}']
     return args
+
+
+def document_file(documents: dict) -> str:
+    """Write {parameter: text} as a parameter file for every node; removed at exit."""
+    handle, path = tempfile.mkstemp(prefix='bringup_', suffix='.yaml')
+    with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+        yaml.safe_dump({'/**': {'ros__parameters': documents}}, stream)
+    atexit.register(lambda: os.path.exists(path) and os.remove(path))
+    return path
 
 
 def kick_velocities(text: str) -> dict:
@@ -264,7 +301,9 @@ def run(nodes: list, values: dict, extra: dict, timeout: float = 10.0,
     if velocities:
         from ros_dynamics.nodes.kick import kick   # rclpy: only when kicking
         simulator = next(n.name for n in nodes if n.executable == 'simulator_node')
-        threading.Thread(target=kick, args=(f'/{simulator}/set_state', velocities, kick_after,
+        prefix = namespace(values['namespace']).rstrip('/') if values.get('namespace') else ''
+        threading.Thread(target=kick, args=(f'{prefix}/{simulator}/set_state', velocities,
+                                            kick_after,
                                             stopping), daemon=True).start()
     status = 0
     while not stopping:
@@ -297,7 +336,7 @@ def section(path: str, name: str) -> dict:
     with open(path, encoding='utf-8') as stream:
         data = yaml.safe_load(stream) or {}
     out = {}
-    for key in ('/**', name, f'/{name}'):
+    for key in ('/**', f'/**/{name}', name, f'/{name}'):
         out.update((data.get(key) or {}).get('ros__parameters') or {})
     return out
 

@@ -105,7 +105,12 @@ class ClosedChain:
                 if link not in robot.link_names:
                     raise ValueError(f'closure {closure.name!r}: link {link!r} is not a link '
                                      f'of {robot.name!r} (links: {", ".join(robot.link_names)})')
-        self.actuated = [robot.joint_index(name) for name in actuated]
+        self.actuated = [robot.v_slice(name).start for name in actuated]   # coordinates
+        for name in actuated:
+            kind = robot.joint_types[robot.joint_index(name)]
+            if robot.v_slice(name).stop - robot.v_slice(name).start != 1:
+                raise ValueError(f'actuated: joint {name!r} is a {kind} joint, not an actuated '
+                                 'one-dof joint')
         self.rank_tolerance = rank_tolerance
         self.lock_tolerance = lock_tolerance
         self.m = sum(len(c.rows) for c in self.closures)
@@ -365,6 +370,15 @@ class ClosedChain:
         solution, *_ = np.linalg.lstsq(np.hstack([select, jac.T]), need, rcond=None)
         return solution[:len(self.actuated)], solution[len(self.actuated):]
 
+    def _check_vector_space(self, what: str) -> None:
+        """Refuse a robot whose q is not a vector space (floating, planar or ball joints)."""
+        robot = self.robot
+        if robot.nq != robot.nv:
+            raise ValueError(f'{what}: {robot.name!r} has floating, planar or ball joints '
+                             f'(nq = {robot.nq}, nv = {robot.nv}); {what} steps q by adding '
+                             'velocities and does not take them yet (forward_dynamics, '
+                             'inverse_dynamics, residual and jacobian do)')
+
     # ------------------------------------------------------------------ consistent states
     def project(self, q, qd=None, fixed: Sequence[int] = (), tolerance: float = 1e-12,
                 iterations: int = 50) -> tuple:
@@ -375,6 +389,7 @@ class ClosedChain:
         the free coordinates), velocities by least squares (the minimal change
         with Jc qd = 0). Raises ValueError if it does not converge.
         """
+        self._check_vector_space('project')
         q = np.array(q, dtype=float)
         free = [k for k in range(self.robot.dof) if k not in set(fixed)]
         for _ in range(iterations):
@@ -412,6 +427,7 @@ class ClosedChain:
         'singularity', ``result['singularity']`` (message with the time and q)
         and ``result['singularity_time']``; the samples stop at the last regular one.
         """
+        self._check_vector_space('simulate')
         n = self.robot.dof
 
         def rhs(t, x):

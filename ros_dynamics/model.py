@@ -31,7 +31,8 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics import aba, centroidal, coriolis, crba, energy, jacobian, kinematics, rnea
+from ros_dynamics import (aba, centroidal, coriolis, crba, energy, floating_base, jacobian,
+                          kinematics, rnea)
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
@@ -134,6 +135,7 @@ class RobotModel:
                                           if name in independent], dtype=np.int64)
         joint_nq = self._ints[self._coordinate_body, JOINT_NQ]
         self._joint_nv = self._ints[self._coordinate_body, JOINT_NV]
+        self._rotations = floating_base.rotation_slices(self)   # quaternions, planar (cos, sin)
         self.continuous = np.repeat([spec.type == 'continuous' for spec in arrays.joint_specs],
                                     joint_nq).astype(bool)
         self.continuous.setflags(write=False)
@@ -149,6 +151,7 @@ class RobotModel:
         elif actuators.joint_names != arrays.joint_names:
             raise ValueError(f'actuators: parameters for joints {list(actuators.joint_names)}, '
                              f'expected {list(arrays.joint_names)}')
+        floating_base.check_actuation(actuators, self.joint_types)
         self._actuators = actuators
         self.effort_limit = np.repeat(actuators.effort_limit, self._joint_nv)   # (nv,)
         self.effort_limit.setflags(write=False)
@@ -216,6 +219,11 @@ class RobotModel:
     def joint_names(self) -> tuple:
         """Independent joints (revolute, continuous, prismatic; not mimic), in coordinate order."""
         return self._arrays.joint_names
+
+    @property
+    def joint_types(self) -> tuple:
+        """Return the URDF type of each of ``joint_names`` ('revolute', 'floating', ...)."""
+        return tuple(spec.type for spec in self._arrays.joint_specs)
 
     @property
     def link_names(self) -> tuple:
@@ -328,6 +336,7 @@ class RobotModel:
         if value.joint_names != self.joint_names:
             raise ValueError(f'actuators: parameters for joints {list(value.joint_names)}, '
                              f'expected {list(self.joint_names)}')
+        floating_base.check_actuation(value, self.joint_types)
         with self._update_lock:
             self._actuators = value
             self.effort_limit = np.repeat(value.effort_limit, self._joint_nv)
@@ -337,7 +346,10 @@ class RobotModel:
     @property
     def armature(self) -> np.ndarray:
         """
-        Reflected rotor inertia per joint, I_a = G^2 J_m (kg m^2; kg for prismatic), (dof,).
+        Reflected rotor inertia per joint, I_a = G^2 J_m (kg m^2; kg for prismatic), (joints,).
+
+        One entry per ``joint_names`` (dof entries but for floating, planar
+        and ball joints, which take none: a nonzero one is refused).
 
         Pinocchio's ``model.armature``: it adds I_a qdd to inverse dynamics,
         diag(I_a) to M (and so to forward dynamics, ABA's D_i, the kinetic
@@ -349,11 +361,12 @@ class RobotModel:
     @armature.setter
     def armature(self, value) -> None:
         array = as_array(value, 'armature')
-        if array.shape != self._shape:
-            raise ValueError(f'armature: expected shape ({self._dof},) for joints '
+        if array.shape != (len(self.joint_names),):
+            raise ValueError(f'armature: expected shape ({len(self.joint_names)},) for joints '
                              f'{list(self.joint_names)}, got shape {array.shape}')
         with self._update_lock:
             actuators = self._actuators.with_armature(array)   # validates before any change
+            floating_base.check_actuation(actuators, self.joint_types)
             # only the armature column changes: copy both packed models and write it
             unloaded, model = self._unloaded.copy(), self._model.copy()
             unloaded[self._coordinate_body, COL_ARMATURE] = actuators.armature
@@ -521,6 +534,49 @@ class RobotModel:
             return function(*arrays)
         return np.array([function(*row) for row in zip(*arrays)])
 
+    def random_configuration(self, rng=None, count: Optional[int] = None) -> np.ndarray:
+        """
+        Return a random q (nq,), or (count, nq), within the joint limits.
+
+        One-dof joints uniform between their limits ([-pi, pi) rad or [-1, 1] m
+        without limits), a free-flyer's or planar base's position uniform in
+        the box [-1, 1] m per axis (floating_base.BASE_BOX), rotations uniform
+        (scipy ``Rotation.random``). rng: None, a seed or a numpy Generator.
+        """
+        return floating_base.random_configuration(self, rng, count)
+
+    def to_mujoco(self, q, v=None) -> tuple:
+        """
+        Return (qpos, qvel) in MuJoCo's conventions, in ``joint_names`` order (qvel None if v is).
+
+        Free joint qpos (x, y, z, qw, qx, qy, qz) (m, unit quaternion), qvel
+        (linear velocity of the base origin in world axes, m/s; angular
+        velocity in base axes, rad/s); ball qpos (qw, qx, qy, qz), qvel the
+        angular velocity in child axes; planar (x, y, theta), (vx, vy) in
+        the joint frame's axes and omega. q (nq,) or (N, nq), v (nv,) or
+        (N, nv). Place them in a MuJoCo model by joint name (jnt_qposadr).
+        """
+        return floating_base.converted(self, floating_base.to_mujoco, q, v)
+
+    def from_mujoco(self, qpos, qvel=None) -> tuple:
+        """Return (q, v) from MuJoCo's (qpos, qvel) in joint_names order (to_mujoco inverted)."""
+        return floating_base.converted(self, floating_base.from_mujoco, qpos, qvel, 'mujoco')
+
+    def to_mixed_velocity(self, q, v) -> np.ndarray:
+        """
+        Return v (nv,) or (N, nv) in the mixed representation of iDynTree and adam.
+
+        A free-flyer root's (v_lin, omega) in base axes becomes (R v_lin,
+        R omega): the base origin's velocity (m/s) and the angular velocity
+        (rad/s) in world-aligned axes, R the base rotation; a planar root's
+        (vx, vy) turns by Rz(theta); joint velocities and other robots' v are unchanged.
+        """
+        return floating_base.converted(self, floating_base.mixed_velocity, q, v)
+
+    def from_mixed_velocity(self, q, v_mixed) -> np.ndarray:
+        """Return our v from a mixed-representation velocity (inverse of to_mixed_velocity)."""
+        return floating_base.converted(self, floating_base.mixed_velocity, q, v_mixed, 'mixed')
+
     def neutral_configuration(self) -> np.ndarray:
         """
         Return the neutral configuration q (nq,): zeros, identity quaternions, cos theta = 1.
@@ -555,11 +611,15 @@ class RobotModel:
         array = as_array(value, name)
         size = self._nq if name == 'q' else self._nv
         if array.shape == (size,):
+            if name == 'q' and self._rotations:
+                floating_base.check_rotations(self._rotations, array)
             return array
         if array.ndim == 2 and array.shape[1] == size:
             if not np.all(np.isfinite(array)):
                 row = int(np.argwhere(~np.isfinite(array))[0, 0])
                 raise ValueError(f'{name}: row {row} contains NaN or Inf')
+            if name == 'q' and self._rotations:
+                floating_base.check_rotations(self._rotations, array)
             return array
         raise ValueError(f'{name}: expected shape ({size},) or (N, {size}) '
                          f'for {self._coordinates_of(name)}, got shape {array.shape}')
@@ -970,6 +1030,8 @@ class RobotModel:
             raise ValueError(f'{name}: expected shape ({size},) for '
                              f'{self._coordinates_of(name)}, got shape {array.shape}')
         self._check_finite(array, name)
+        if name == 'q' and self._rotations:
+            floating_base.check_rotations(self._rotations, array)
         return array
 
     @staticmethod
@@ -1018,12 +1080,16 @@ class RobotModel:
 
     def jacobian_dot_qd(self, q, qd, link: str, frame: str = 'world_aligned') -> np.ndarray:
         """
-        Return dJ/dt qd (6,), rows [linear; angular], for the frame conventions of ``jacobian``.
+        Return dJ/dt qd (6,) or (N, 6), rows [linear; angular], for the frames of ``jacobian``.
 
         'world_aligned' gives the classical acceleration of the link origin at
         qdd = 0; 'local' and 'world' the spatial acceleration at qdd = 0.
         """
         self._check_frame(frame)
+        if np.ndim(q) == 2:   # a batch: one bound call per state
+            self._body_of(link)
+            return np.array([self.jacobian_dot_qd(a, b, link, frame) for a, b in zip(
+                *self._states(('q', 'qd'), q, qd))]).reshape(-1, 6)
         angular, spatial, classical = self._link_quantity('bias', link, q, qd)
         if frame == 'world_aligned':
             return np.concatenate([classical, angular])

@@ -263,6 +263,11 @@ def _parse_joint(joint: ElementTree.Element) -> JointSpec:
         friction = _number(dynamics, 'friction', f'{what}: dynamics', 0.0)
         if damping < 0.0 or friction < 0.0:
             raise URDFError(f'{what}: damping and friction must be non-negative')
+        if jtype in MULTI_DOF_TYPES and (damping or friction):
+            warnings.warn(f'{what}: a {jtype} joint is not actuated and takes no joint '
+                          f'friction; its <dynamics damping friction> is ignored', URDFWarning,
+                          stacklevel=2)
+            damping = friction = 0.0
     mimic = None
     mimic_element = joint.find('mimic')
     if mimic_element is not None and jtype != 'fixed':

@@ -165,7 +165,7 @@ def sane_states(robot, rng: np.random.Generator, count: int = 2) -> list:
     Return states (q, qd, qdd) of sane magnitude: within |2| (rad, m, per s, per s^2).
 
     q is the neutral configuration moved by up to 2 per coordinate (a floating, planar or
-    ball joint's quaternion or (cos, sin) then no longer unit: the kernels use it as given).
+    ball joint's quaternion or (cos, sin) then no longer unit: the kernels normalise it).
     """
     return [(robot.neutral_configuration() + rng.uniform(-2.0, 2.0, robot.nq),
              rng.uniform(-2.0, 2.0, robot.nv), rng.uniform(-2.0, 2.0, robot.nv))

@@ -25,11 +25,13 @@ import os
 import random
 import time
 
-from geometry_msgs.msg import Wrench
+from geometry_msgs.msg import Accel, Pose, Twist, Wrench
+from nav_msgs.msg import Odometry
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import serialize_message
+from robot_data import example_urdf
 from ros_dynamics import RobotModel
 from ros_dynamics.msg import LinkWrench
 from ros_dynamics.srv import (ForwardDynamics, InverseDynamics, OperationalSpace,
@@ -419,3 +421,132 @@ def test_fuzz_topics_never_end_a_node():
         wait_for(streams_the_right_command, 30.0, 'the stream after the garbage')
         assert node.alive(), node.output()
         print(f'topics: {counts}')
+
+
+SOLO = RobotModel.from_urdf_file(example_urdf('solo_description/robots/solo12.urdf'),
+                                 root_joint='floating')
+SOLO_JOINTS = list(SOLO.joint_names[1:])   # the actuated joints: the messages' joint vectors
+
+
+def base_pose(gen: Generator) -> tuple:
+    """Return a random Pose and the q_base it means, or None when it must be refused."""
+    position = gen.numbers(3, 0.1) + [0.0] * 3
+    rotation = gen.rng.normal(size=4)
+    rotation /= np.linalg.norm(rotation)
+    kind = int(gen.rng.integers(0, 4))
+    if kind == 1:   # a little off unit norm: normalised
+        rotation = rotation * (1.0 + float(gen.rng.uniform(-5e-7, 5e-7)))
+    elif kind == 2:   # far from unit norm: refused
+        rotation = rotation * float(gen.rng.choice([0.0, 1e-3, 0.9, 1.001, 2.0, 1e300]))
+    elif kind == 3:   # any number, NaN and Inf included
+        rotation = np.array([gen.number() for _ in range(4)])
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = position[:3]
+    (pose.orientation.x, pose.orientation.y, pose.orientation.z,
+     pose.orientation.w) = (float(v) for v in rotation)
+    with np.errstate(all='ignore'):
+        norm = float(np.linalg.norm(rotation))
+    usable = np.all(np.isfinite(position[:3])) and abs(norm - 1.0) <= 1e-6
+    return pose, (np.concatenate((position[:3], rotation / norm)) if usable else None)
+
+
+def base_six(gen: Generator, message_type) -> tuple:
+    """Return a random Twist or Accel and its six numbers, None when not all finite."""
+    values = gen.numbers(6, 0.2) + [0.0] * 6
+    message = message_type()
+    (message.linear.x, message.linear.y, message.linear.z,
+     message.angular.x, message.angular.y, message.angular.z) = values[:6]
+    return message, (np.array(values[:6]) if np.all(np.isfinite(values[:6])) else None)
+
+
+def test_fuzz_floating_base_fields():
+    """Base fields of four services: the core's answer, or refused naming the field."""
+    gen, counts = Generator(SEED + 3), {}
+    namespace = unique_namespace()
+    parameters = {'urdf_path': example_urdf('solo_description/robots/solo12.urdf'),
+                  'root_joint': 'floating'}
+    with NodeProcess('inverse_dynamics_node', namespace, parameters) as node, \
+            NodeProcess('operational_space_node', namespace, parameters) as space, \
+            RosClient(namespace) as ros:
+        odometry = ros.node.create_publisher(Odometry, 'odom', 10)
+        for case in range(budget(120)):
+            q_joints = gen.rng.uniform(-1.0, 1.0, len(SOLO_JOINTS))
+            pose, q_base = base_pose(gen)
+            twist, v_base = base_six(gen, Twist)
+            state = JointState(name=SOLO_JOINTS, position=q_joints.tolist(),
+                               velocity=gen.numbers(len(SOLO_JOINTS), 0.1))
+            qd = np.array(state.velocity) if len(state.velocity) == len(SOLO_JOINTS) and \
+                np.all(np.isfinite(state.velocity)) else None
+            q = None if q_base is None else np.concatenate((q_base, q_joints))
+            v = None if v_base is None or qd is None else np.concatenate((v_base, qd))
+            if case % 4 == 3:
+                request = OperationalSpace.Request(state=state, link='FL_FOOT', base_pose=pose,
+                                                   base_twist=twist)
+                answer = ros.call(OperationalSpace, 'operational_space/operational_space',
+                                  request)
+                check(answer, counts=counts)
+                if q_base is None:
+                    assert not answer.success and 'base_pose' in answer.message, answer.message
+                elif v is not None and answer.success:
+                    reference = SOLO.operational_space(q, v, 'FL_FOOT')
+                    np.testing.assert_allclose(answer.jacobian.data, reference.J.ravel(),
+                                               rtol=1e-9, atol=1e-9)
+                    np.testing.assert_allclose(answer.mu, reference.mu, rtol=1e-9, atol=1e-9)
+                continue
+            if case % 4 == 0:
+                accel, a_base = base_six(gen, Accel)
+                request = InverseDynamics.Request(state=state, base_pose=pose, base_twist=twist,
+                                                  base_acceleration=accel)
+                answer = ros.call(InverseDynamics, 'inverse_dynamics/inverse_dynamics', request)
+                expected = None if q is None or v is None or a_base is None else core_or_none(
+                    SOLO.inverse_dynamics, q, v, np.concatenate((a_base, np.zeros(12))))
+                field = 'effort'
+            elif case % 4 == 1:
+                request = ForwardDynamics.Request(state=state, base_pose=pose, base_twist=twist)
+                answer = ros.call(ForwardDynamics, 'inverse_dynamics/forward_dynamics', request)
+                expected = None if q is None or v is None else core_or_none(
+                    SOLO.forward_dynamics, q, v, np.zeros(18))
+                field = 'accelerations'
+            else:
+                point = JointTrajectoryPoint(positions=q_joints.tolist())
+                request = TrajectoryDynamics.Request(
+                    trajectory=JointTrajectory(joint_names=SOLO_JOINTS, points=[point]),
+                    base_poses=[pose] if gen.chance(0.8) else [pose, pose],
+                    base_twists=[twist] if gen.chance(0.5) else [])
+                answer = ros.call(TrajectoryDynamics, 'inverse_dynamics/trajectory_dynamics',
+                                  request)
+                twists = request.base_twists
+                expected = None if q is None or len(request.base_poses) != 1 or (
+                    twists and v_base is None) else core_or_none(
+                    SOLO.inverse_dynamics, q, np.concatenate((
+                        v_base if twists else np.zeros(6), np.zeros(12))), np.zeros(18))
+                field = 'efforts'
+            if q_base is None:   # a pose that is no rotation is never used
+                assert not answer.success, (pose, answer)
+                assert 'base_pose' in answer.message, answer.message
+            if expected is not None:
+                if field == 'efforts':
+                    check(answer, counts=counts)
+                    if answer.success:
+                        np.testing.assert_allclose(answer.efforts.data, expected[6:],
+                                                   rtol=1e-9, atol=1e-9)
+                else:
+                    check(answer, expected[6:], field, counts)
+                if answer.success and field != 'accelerations':
+                    wrench = answer.base_wrench if field == 'effort' else \
+                        answer.base_wrenches[0]
+                    np.testing.assert_allclose(
+                        [wrench.force.x, wrench.force.y, wrench.force.z,
+                         wrench.torque.x, wrench.torque.y, wrench.torque.z], expected[:6],
+                        rtol=1e-9, atol=1e-9)
+            else:
+                check(answer, counts=counts)
+            garbage = Odometry()   # the stream's input, as garbage as the requests
+            garbage.pose.pose, garbage.twist.twist = pose, twist
+            odometry.publish(garbage)
+        assert node.alive(), node.output()
+        assert space.alive(), space.output()
+        wait_for(lambda: 'dropped an odometry message on odom' in node.output(), 10.0,
+                 'the warning about an odometry that does not convert')
+    print(f'floating-base fields: {counts}')
+    assert counts.get('refused') and counts.get('success')

@@ -26,10 +26,9 @@ import numpy as np
 import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.bringup import (effective_parameters, load_arguments, load_declaration,
-                                  resolve_arguments)
+                                  resolve_arguments, section)
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
-import yaml
 
 pytestmark = pytest.mark.ros
 
@@ -46,11 +45,10 @@ def bringup_parameters(path: str, node: str) -> dict:
     """
     Return a node's parameters from a bringup parameter file, nested names flattened.
 
-    The files are keyed by the bringup's node names (``simulator:``), which do
-    not match a node in a test namespace, so they are passed as parameters.
+    The files' sections (``/**/simulator:``) would apply in the test's
+    namespace too; they are passed as parameters, with the test's changes.
     """
-    with open(path, encoding='utf-8') as stream:
-        nested = yaml.safe_load(stream)[node]['ros__parameters']
+    nested = section(path, node)   # its /**/<node> keys
     flat = {}
 
     def walk(prefix: str, value) -> None:
@@ -65,8 +63,7 @@ def bringup_parameters(path: str, node: str) -> dict:
 
 def initial_pose(robot: RobotModel) -> np.ndarray:
     """Return the bringup's initial pose: config/simulator.yaml, zeros clamped otherwise."""
-    with open(SIM_CONFIG, encoding='utf-8') as stream:
-        parameters = yaml.safe_load(stream)['simulator']['ros__parameters']
+    parameters = section(SIM_CONFIG, 'simulator')   # its /**/simulator keys
     named = parameters.get('initial_positions', {})
     q0 = np.array([named.get(name, 0.0) for name in robot.joint_names], dtype=float)
     return np.clip(q0, robot.lower, robot.upper)

@@ -111,6 +111,7 @@ def assert_one_error_line(code, output: str, parameter: str, allowed: str) -> No
     ({'state_timeout': 0}, 'state_timeout', '> 0'),
     ({'on_stale': 'hold on'}, 'on_stale', 'zero, silent'),
     ({'clamp_effort': 'yes'}, 'clamp_effort', 'true or false'),
+    ({'root_joint': 'free'}, 'root_joint', "one of '', floating, planar"),
 ], ids=lambda value: str(value) if isinstance(value, dict) else '')
 def test_an_invalid_start_up_value_is_one_error_line(parameters, name, allowed):
     code, output = started(parameters)

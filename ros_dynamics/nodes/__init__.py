@@ -15,7 +15,7 @@ import signal
 import sys
 
 EXECUTABLES = ('inverse_dynamics_node', 'simulator_node', 'operational_space_node',
-               'cartesian_impedance_controller')
+               'cartesian_impedance_controller', 'command_watchdog')
 
 
 def _exit_while_importing(signum: int, frame) -> None:

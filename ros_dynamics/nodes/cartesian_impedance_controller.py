@@ -35,7 +35,8 @@ fresh state came for ``state_timeout`` after commands were sent the
 ``on_stale`` policy applies (nodes/stale.py: zero by default, ramp, hold or
 silent over ``stale_duration`` s). ``joint_states``
 is subscribed with the sensor-data QoS (best effort), which matches best-effort
-and reliable publishers alike.
+and reliable publishers alike. A managed (lifecycle) node as inverse_dynamics_node
+(nodes/managed.py: ``autostart``, configure, activate, deactivate applies ``on_stale``).
 """
 
 import math
@@ -44,11 +45,12 @@ from typing import Optional
 from geometry_msgs.msg import PoseStamped, TwistStamped
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode
 from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from ros_dynamics.control import CartesianImpedance
 from ros_dynamics.nodes.common import DESCRIPTION_QOS, main_for, ModelSource
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.managed import ManagedStream
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
 from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
@@ -59,11 +61,11 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import MultiDOFJointTrajectory
 
 
-class CartesianImpedanceController(Node):
-    """Track a target pose with task-space impedance and a null-space posture."""
+class CartesianImpedanceController(ManagedStream, LifecycleNode):
+    """Track a target pose with task-space impedance and a null-space posture (managed)."""
 
     def __init__(self) -> None:
-        """Declare parameters, load the model, subscribe and publish."""
+        """Declare and check the parameters; configure and activate if ``autostart``."""
         super().__init__('cartesian_impedance_controller')
         self._link = declare(self, 'link', '', 'the task link (any URDF link)')
         self._joints = [j for j in declare(
@@ -112,6 +114,11 @@ class CartesianImpedanceController(Node):
         if not self._timeout > 0.0:
             raise ParameterError(f'parameter state_timeout: got {self._timeout}; expected a '
                                  'number > 0 (s)', self.get_logger().name)
+        self.add_on_set_parameters_callback(self._on_parameters)
+        self.start_managed()   # nodes/managed.py: configure_stream, then the stream on activate
+
+    def configure_stream(self) -> None:
+        """Load and check the model; create the topics and the stale policy."""
         qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self._commands = self.create_publisher(Float64MultiArray, 'commands', qos)
         self.create_subscription(PoseStamped, 'target_pose', self._on_target, qos)
@@ -121,7 +128,6 @@ class CartesianImpedanceController(Node):
                                  qos_profile_sensor_data)
         self.create_subscription(MultiDOFJointTrajectory, 'target_trajectory',
                                  self._on_trajectory, DESCRIPTION_QOS)
-        self.add_on_set_parameters_callback(self._on_parameters)
         self._models = ModelSource(self, on_change=self._on_model, strict=True)
         self._starting = False
         if self._error:
@@ -129,6 +135,10 @@ class CartesianImpedanceController(Node):
         self._stale_policy = StalePolicy(
             self, self._send_stale, lambda: self.get_clock().now().nanoseconds * 1e-9,
             lambda: self._timeout, self._on_stale, self._stale_duration)
+
+    def release_stream(self, reason: str) -> None:
+        """Apply the stale policy to the last command (deactivate, shutdown, error)."""
+        self._stale_policy.release(reason)
 
     def destroy_node(self) -> None:
         """Stop the stale policy's watchdog, then destroy the node."""
@@ -266,6 +276,8 @@ class CartesianImpedanceController(Node):
         self._twist = twist if np.all(np.isfinite(twist)) else None
 
     def _on_state(self, message) -> None:
+        if not self.stream_active:   # a managed node streams while active only
+            return
         controller, state = self._controller, self._state
         if controller is None or state is None:
             return

@@ -40,6 +40,7 @@ from rclpy.clock import JumpThreshold
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
+from ros_dynamics.nodes.base_state import base_kind
 from ros_dynamics.nodes.parameters import declare, ParameterError
 from ros_dynamics.nodes.process import Interrupted, interruptible, main_for, spin  # noqa: F401
 from ros_dynamics.nodes.urdf_source import resolve_package_url
@@ -70,7 +71,7 @@ class ModelSource:
     """Keep a node's RobotModel loaded from its parameters or the description topic."""
 
     def __init__(self, node: Node, on_change: Optional[Callable[[RobotModel], None]] = None,
-                 strict: bool = False) -> None:
+                 strict: bool = False, bases: bool = False) -> None:
         """
         Declare ``robot_description`` and ``urdf_path`` and load from the first one set.
 
@@ -79,7 +80,9 @@ class ModelSource:
         current one keeps serving). ``strict``: a model given by parameter
         that does not load at start-up raises ParameterError (a node that
         cannot do its job stops with that one line; with neither parameter
-        set it waits for the topic).
+        set it waits for the topic). ``bases``: the node serves a floating or
+        planar base (nodes/base_state.py) and declares ``root_joint``; other
+        nodes refuse models with nq != nv.
         """
         self._node = node
         self._strict = strict
@@ -110,6 +113,14 @@ class ModelSource:
             m, cx, cy, cz, ixx, ixy, ixz, iyy, iyz, izz = (float(v) for v in values)
             tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
             self.payloads[link] = (m, (cx, cy, cz), tensor if tensor.any() else None)
+        self.root_joint = declare(
+            node, 'root_joint', '', "the joint added between the world and the URDF's root "
+            "link: '' (none: the URDF as written), floating (a free-flyer) or planar",
+            read_only=True, constraints="one of '', floating, planar") if bases else ''
+        if self.root_joint not in ('', 'floating', 'planar'):
+            raise ParameterError(f"parameter root_joint: {self.root_joint!r} is not one of '', "
+                                 'floating, planar', node.get_logger().name)
+        self._bases = bases
         description = declare(
             node, 'robot_description', '',
             'URDF XML of the robot (first choice of model source); setting it at runtime '
@@ -188,8 +199,11 @@ class ModelSource:
                     except FileNotFoundError as error:
                         raise ValueError(f'parameter actuators: {error}'.replace(
                             'URDF file', 'file')) from None
-                model = RobotModel.from_urdf_string(xml, actuators=actuators)
-                if model.nq != model.nv:
+                model = RobotModel.from_urdf_string(xml, actuators=actuators,
+                                                    root_joint=self.root_joint or None)
+                if self._bases:
+                    base_kind(model)   # a floating or planar base and one-dof joints
+                elif model.nq != model.nv:
                     raise ValueError(f'floating, planar or ball joints (nq {model.nq}, nv '
                                      f'{model.nv}): the nodes serve robots with one coordinate '
                                      'per joint (the core computes their dynamics in Python)')

@@ -23,6 +23,9 @@ Services (``ros_dynamics/srv``):
   inertia too from a motion; ``apply`` attaches it as ``~/set_payload`` does.
   The stream goes on while it collects and fits.
 
+A floating or planar base (``root_joint``; the stream's base state from
+``odometry_topic``): nodes/base_state.py, nodes/base_stream.py.
+
 Feedforward stream: on every ``joint_states`` message (partial messages are
 merged by name, unknown joints ignored) publish on ``commands``
 (``std_msgs/Float64MultiArray`` ordered by the ``joints`` parameter, what a
@@ -58,6 +61,12 @@ unless ``clamp_effort`` is false. Nothing is published while the state is
 stale: a joint not updated for ``state_timeout`` s, or a message stamped
 older than that (node clock, so ``use_sim_time`` works).
 
+A managed (lifecycle) node (nodes/managed.py): configure loads and checks
+the model and creates the services and topics, activate starts the stream,
+deactivate (and shutdown, errors) stops it and applies ``on_stale`` to the
+last command; ``autostart`` (default true) does configure and activate at
+start-up.
+
 The stream is lean: ``joint_states`` arrive as serialised bytes (a raw
 subscription) of which only the stamp, names, positions and velocities are
 decoded (``nodes/cdr.py``, names parsed only when they change), and the
@@ -80,21 +89,23 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.control import computed_torque
-from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes import cdr, gravity_stream, time_optimal_service
+from ros_dynamics.nodes.base_state import BaseJoint
+from ros_dynamics.nodes.base_stream import BaseOdometry
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
                                        Timing)
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.managed import ManagedStream
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
 from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
+from ros_dynamics.nodes.trajectory_service import trajectory_dynamics
 from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -135,7 +146,8 @@ class Feedforward:
         """Check ``joints``, ``unlisted`` and the gains against the model and build the maps."""
         if unlisted not in UNLISTED:
             raise ValueError(f'unlisted_joints: {unlisted!r} is not one of {", ".join(UNLISTED)}')
-        self.model = model
+        self.model = model   # a RobotModel, or the ActuatedModel of a base (nodes/base_stream.py)
+        self.base = getattr(model, 'odometry', None)
         self.vectors = JointVectorMap(model.joint_names)
         self.joints = list(joints) or list(model.joint_names)
         self.output = self.vectors.indices(self.joints, 'joints')
@@ -174,11 +186,11 @@ class Feedforward:
         self.armed_at = -math.inf
 
 
-class InverseDynamicsNode(Node):
-    """Serve inverse/forward/trajectory dynamics and stream feedforward torques."""
+class InverseDynamicsNode(ManagedStream, LifecycleNode):
+    """Serve inverse/forward/trajectory dynamics and stream feedforward torques (managed)."""
 
     def __init__(self) -> None:
-        """Declare parameters, load the model, create services, topics and timers."""
+        """Declare and check the parameters; configure and activate if ``autostart``."""
         super().__init__('inverse_dynamics')
         self._mode = declare(
             self, 'mode', 'gravity_compensation',
@@ -230,8 +242,8 @@ class InverseDynamicsNode(Node):
             'reference (friction of the reference velocity) or measured (of the measured '
             'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION),
             flexible=True)).lower()   # flexible: YAML's bare false is the choice 'false'
-        period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
-                         read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
+        self._period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
+                               read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
         self._lock = threading.Lock()
         self._feedforward: Optional[Feedforward] = None
         self._vectors: Optional[tuple] = None
@@ -247,11 +259,15 @@ class InverseDynamicsNode(Node):
         problem = self._check(self._values())
         if problem:
             raise ParameterError(f'parameter {problem}', self.get_logger().name)
-        self._starting = True   # a stream that cannot be configured now is a start-up error
-
-        self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
         self._effort_states = None   # effort_commands, once publish_joint_state
         self._references = False     # reference and reference_trajectory subscribed
+        self.add_on_set_parameters_callback(self._on_parameters)
+        self.start_managed()   # nodes/managed.py: configure_stream, then the stream on activate
+
+    def configure_stream(self) -> None:
+        """Load and check the model; create the services, topics, timers and stale policy."""
+        self._starting = True   # a stream that cannot be configured now is a start-up error
+        self._commands = self.create_publisher(Float64MultiArray, 'commands', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._create_stream_subscription()
         self._update_interfaces()
@@ -259,8 +275,8 @@ class InverseDynamicsNode(Node):
         self.create_service(ForwardDynamics, '~/forward_dynamics', self._forward_dynamics)
         self.create_service(TrajectoryDynamics, '~/trajectory_dynamics',
                             self._trajectory_dynamics)
-        self.add_on_set_parameters_callback(self._on_parameters)
-        self._models = ModelSource(self, on_change=self._on_model, strict=True)
+        self._odometry = BaseOdometry(self, self._time.nanoseconds)   # nodes/base_stream.py
+        self._models = ModelSource(self, on_change=self._on_model, strict=True, bases=True)
         self._starting = False
         if self._stream_error:
             raise ParameterError(f'parameter {self._stream_error}', self.get_logger().name)
@@ -268,13 +284,17 @@ class InverseDynamicsNode(Node):
         self._estimation = PayloadEstimation(self, self._models, self._payloads)
         self._time_optimal = time_optimal_service.TimeOptimalService(   # its own thread
             self, self._models, lambda: self._friction != 'false')
-        self.create_timer(period, self._publish_diagnostics)
+        self.create_timer(self._period, self._publish_diagnostics)
         # the watchdog (nodes/stale.py): no fresh joint state for state_timeout s of the node
         # clock (simulated time under use_sim_time: a paused simulation is not a stale one)
         self._stale_policy = StalePolicy(self, self._send_stale,
                                          lambda: self._time.nanoseconds() * 1e-9,
                                          lambda: self._timeout, self._on_stale,
                                          self._stale_duration)
+
+    def release_stream(self, reason: str) -> None:
+        """Apply the stale policy to the last command (deactivate, shutdown, error)."""
+        self._stale_policy.release(reason)
 
     def _update_interfaces(self) -> None:
         """
@@ -340,7 +360,8 @@ class InverseDynamicsNode(Node):
 
     def _configure(self, model, joints, kp, kd) -> None:
         try:
-            feedforward = Feedforward(model, joints, kp, kd, self._unlisted)
+            feedforward = Feedforward(self._odometry.actuated(model), joints, kp, kd,
+                                      self._unlisted)
         except Exception as error:  # noqa: B902 - a new model must never end the node
             self._stream_error = str(error)
             if not self._starting:   # at start-up the node stops with this reason
@@ -353,15 +374,16 @@ class InverseDynamicsNode(Node):
             self._feedforward = feedforward
 
     def _on_model(self, model) -> None:
-        self._vectors = (model, JointVectorMap(model.joint_names))
+        self._vectors = self._model_and_vectors(model)
         self._configure(model, self._joints, self._kp, self._kd)
 
-    def _model_and_vectors(self) -> tuple:
-        """Return the current model and its name map (built once per model)."""
-        model = self._models.require()
+    def _model_and_vectors(self, model=None) -> tuple:
+        """Return the model, its actuated joints' name map and its base (once per model)."""
+        model = self._models.require() if model is None else model
         cached = self._vectors
         if cached is None or cached[0] is not model:
-            cached = (model, JointVectorMap(model.joint_names))
+            base = BaseJoint(model)
+            cached = (model, JointVectorMap(base.actuated), base)
         return cached
 
     def _on_parameters(self, parameters) -> SetParametersResult:
@@ -378,7 +400,8 @@ class InverseDynamicsNode(Node):
         model = self._models.model if hasattr(self, '_models') else None
         if not problem and model is not None:
             try:
-                Feedforward(model, joints, kp, kd, values['unlisted_joints'])
+                Feedforward(self._odometry.actuated(model), joints, kp, kd,
+                            values['unlisted_joints'])
             except ValueError as error:
                 problem = str(error)
         if problem:
@@ -469,6 +492,8 @@ class InverseDynamicsNode(Node):
         big-endian peer) goes through rclpy's deserialiser, which refuses
         what it cannot read.
         """
+        if not self.stream_active:   # a managed node streams while active only
+            return
         start = time.perf_counter()
         now = self._time.nanoseconds()
         feedforward = self._feedforward
@@ -538,6 +563,8 @@ class InverseDynamicsNode(Node):
 
     def _on_joint_state_message(self, message: JointState) -> None:
         """Take a JointState message object (the fallback when the byte layout differs)."""
+        if not self.stream_active:
+            return
         stamp = message.header.stamp
         self._on_joint_state(stamp.sec * 1_000_000_000 + stamp.nanosec, message.name,
                              message.position, message.velocity, message.effort)
@@ -569,8 +596,9 @@ class InverseDynamicsNode(Node):
             self._stale()
             return
         if not (feedforward.state.merge(names, position, velocity, seconds)
-                or feedforward.state.fresh(seconds, self._timeout)):
-            self._stale()   # a required joint never or not recently received
+                or feedforward.state.fresh(seconds, self._timeout)) or not (
+                    feedforward.base is None or feedforward.base.fresh(seconds, self._timeout)):
+            self._stale()   # a required joint (or the base's odometry) not recently received
             return
         self._estimation.add(seconds, feedforward.state.q, feedforward.state.qd, effort, names)
         tau = self._torque(feedforward)
@@ -663,20 +691,25 @@ class InverseDynamicsNode(Node):
     @guarded
     def _inverse_dynamics(self, request, response):
         start = time.perf_counter()
-        model, vectors = self._model_and_vectors()
+        model, vectors, base = self._model_and_vectors()   # the base: nodes/base_state.py
         state = request.state
         names = state.name
-        q = vectors.vector(names, state.position, 'state.position')
+        q = base.configuration(vectors.vector(names, state.position, 'state.position'),
+                               request.base_pose)
         friction = self._friction != 'false'
         if request.gravity_only:
             effort = model.gravity_torques(q)
             qd = np.zeros(model.dof)
             if friction:
-                effort = effort + model.friction_torques(
-                    vectors.vector(names, state.velocity, 'state.velocity', default=0.0))
+                effort = effort + model.friction_torques(base.velocity(vectors.vector(
+                    names, state.velocity, 'state.velocity', default=0.0), request.base_twist,
+                    'base_twist'))
         else:
-            qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
-            qdd = vectors.vector(names, request.accelerations, 'accelerations', default=0.0)
+            qd = base.velocity(vectors.vector(names, state.velocity, 'state.velocity',
+                                              default=0.0), request.base_twist, 'base_twist')
+            qdd = base.velocity(vectors.vector(names, request.accelerations, 'accelerations',
+                                               default=0.0),
+                                request.base_acceleration, 'base_acceleration')
             wrenches = wrenches_from(request.external_wrenches)
             effort = model.inverse_dynamics(q, qd, qdd, wrenches or None, friction=friction)
         included = 'included at state.velocity' if friction else 'not included'
@@ -689,11 +722,12 @@ class InverseDynamicsNode(Node):
         response.armature_included = armature and (not request.gravity_only
                                                    or request.want_mass_matrix)
         response.joint_names = vectors.joint_name_list
-        response.effort = doubles(effort)
+        response.effort = doubles(base.joints(effort))
+        response.base_wrench, response.base_dof = base.wrench(effort), base.nv_base
         if request.want_gravity_torques:
-            response.gravity_torques = model.gravity_torques(q).tolist()
+            response.gravity_torques = base.joints(model.gravity_torques(q)).tolist()
         if request.want_bias_torques:
-            response.bias_torques = model.bias_torques(q, qd).tolist()
+            response.bias_torques = base.joints(model.bias_torques(q, qd)).tolist()
         if request.want_mass_matrix:
             response.mass_matrix = matrix_message(model.mass_matrix(q))
         if request.want_coriolis_matrix:
@@ -703,57 +737,33 @@ class InverseDynamicsNode(Node):
 
     @guarded
     def _forward_dynamics(self, request, response):
-        model, vectors = self._model_and_vectors()
+        model, vectors, base = self._model_and_vectors()
         state = request.state
         names = list(state.name)
-        q = vectors.vector(names, state.position, 'state.position')
-        qd = vectors.vector(names, state.velocity, 'state.velocity', default=0.0)
-        tau = vectors.vector(names, state.effort, 'state.effort', default=0.0)
+        q = base.configuration(vectors.vector(names, state.position, 'state.position'),
+                               request.base_pose)
+        qd = base.velocity(vectors.vector(names, state.velocity, 'state.velocity', default=0.0),
+                           request.base_twist, 'base_twist')
+        # the base is not actuated: zero generalised force on its rows
+        tau = base.generalized(vectors.vector(names, state.effort, 'state.effort', default=0.0))
         wrenches = wrenches_from(request.external_wrenches)
         friction = self._friction != 'false'
         if friction:   # the motors' efforts: friction takes tau_f(qd) of them
             tau = tau - model.friction_torques(qd)
-        response.joint_names = list(model.joint_names)
-        response.accelerations = model.forward_dynamics(q, qd, tau, wrenches or None).tolist()
+        response.joint_names = vectors.joint_name_list
+        qdd = model.forward_dynamics(q, qd, tau, wrenches or None)
+        response.accelerations, response.base_acceleration = (base.joints(qdd).tolist(),
+                                                              base.accel(qdd))
         response.friction_included = friction
         response.armature_included = bool(model.armature.any())
         return response
 
     @guarded
     def _trajectory_dynamics(self, request, response):
-        model = self._models.require()
-        trajectory = request.trajectory
-        if not trajectory.points:
-            raise ValueError('trajectory: no points')
-        vectors = JointVectorMap(model.joint_names)
-        names = list(trajectory.joint_names)
-        index = vectors.indices(names, 'trajectory.joint_names')
-        rows = {'positions': [], 'velocities': [], 'accelerations': []}
-        times = []
-        for k, point in enumerate(trajectory.points):
-            for field, rows_of in rows.items():
-                default = None if field == 'positions' else 0.0
-                rows_of.append(vectors.vector(names, getattr(point, field),
-                                              f'points[{k}].{field}', default, index))
-            times.append(point.time_from_start.sec + point.time_from_start.nanosec * 1e-9)
-        q, qd, qdd = (np.array(rows[f]) for f in ('positions', 'velocities', 'accelerations'))
         # friction at the points' velocities for reference and measured alike: a planned
         # trajectory has no measured velocity
-        friction = self._friction != 'false'
-        efforts, reports, violations = trajectory_efforts(model, times, q, qd, qdd, friction)
-        response.friction_included = friction
-        response.armature_included = bool(model.armature.any())
-        response.joint_names = list(model.joint_names)
-        response.times = times
-        response.efforts = matrix_message(efforts)
-        response.report = [JointActuatorReport(
-            joint=r.joint, peak_effort=r.peak_effort, rms_effort=r.rms_effort,
-            peak_velocity=r.peak_velocity, peak_power=r.peak_power,
-            effort_limit=r.effort_limit, velocity_limit=r.velocity_limit) for r in reports]
-        response.violations = [LimitViolation(
-            joint=v.joint, point_index=v.index, time=v.time, kind=v.kind, value=v.value,
-            limit=v.limit) for v in violations]
-        return response
+        return trajectory_dynamics(*self._model_and_vectors(), request, response,
+                                   self._friction != 'false')
 
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:
@@ -786,6 +796,9 @@ class InverseDynamicsNode(Node):
         if missing:
             return (f'{head}: joints never received: {", ".join(missing)} (see joints and '
                     'unlisted_joints)')
+        base = feedforward.base if feedforward is not None else None   # nodes/base_stream.py
+        if base is not None and not base.fresh(self._time.nanoseconds() * 1e-9, self._timeout):
+            return f'{head}: {base.why_stale()}'
         return f'{head}: a required joint is not updated within state_timeout {self._timeout} s'
 
 

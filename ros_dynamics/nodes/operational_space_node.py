@@ -23,6 +23,7 @@ from geometry_msgs.msg import Pose
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
+from ros_dynamics.nodes.base_state import BaseJoint
 from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, matrix_message,
                                        ModelSource, require_finite, Timing)
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
@@ -62,7 +63,8 @@ class OperationalSpaceNode(Node):
             raise ValueError('singular_threshold must be >= 0 and damping > 0')
         self.add_on_set_parameters_callback(self._on_parameters)
         self._timing = Timing()
-        self._models = ModelSource(self, strict=True)
+        self._models = ModelSource(self, strict=True, bases=True)
+        self._base = None   # (model, its BaseJoint), nodes/base_state.py
         self._payloads = PayloadInterface(self, self._models)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_service(OperationalSpace, '~/operational_space', self._operational_space)
@@ -84,10 +86,16 @@ class OperationalSpaceNode(Node):
     def _operational_space(self, request, response):
         start = time.perf_counter()
         model = self._models.require()
-        vectors = JointVectorMap(model.joint_names)
+        cached = self._base
+        if cached is None or cached[0] is not model:
+            cached = self._base = (model, BaseJoint(model))
+        base = cached[1]   # the actuated joints in the joint vectors, the base in base_*
+        vectors = JointVectorMap(base.actuated)
         names = list(request.state.name)
-        q = vectors.vector(names, request.state.position, 'state.position')
-        qd = vectors.vector(names, request.state.velocity, 'state.velocity', default=0.0)
+        q = base.configuration(vectors.vector(names, request.state.position, 'state.position'),
+                               request.base_pose)
+        qd = base.velocity(vectors.vector(names, request.state.velocity, 'state.velocity',
+                                          default=0.0), request.base_twist, 'base_twist')
         axes = list(request.axes) or None
         space = model.operational_space(
             q, qd, request.link, frame=request.frame or 'world_aligned', axes=axes,
@@ -96,7 +104,7 @@ class OperationalSpaceNode(Node):
         require_finite(pose=space.pose, jacobian_dot_qd=space.jdot_qd, task_inertia=space.Lambda,
                        mu=space.mu, p=space.p)
         rows = list(space.axes)
-        response.joint_names = list(model.joint_names)
+        response.joint_names, response.base_dof = list(base.actuated), base.nv_base
         response.pose = pose_message(space.pose)
         response.jacobian = matrix_message(space.J)
         response.jacobian_dot_qd = space.jdot_qd.tolist()
@@ -119,9 +127,12 @@ class OperationalSpaceNode(Node):
             force = space.task_force(list(request.acceleration))
             require_finite(**{'the task force Lambda a + mu + p': force})
         if force is not None:
-            tau0 = vectors.vector(list(request.null_space_joint_names),
-                                  request.null_space_torque, 'null_space_torque', default=0.0)
-            response.effort = space.joint_torque(force, tau0).tolist()
+            tau0 = base.generalized(vectors.vector(list(request.null_space_joint_names),
+                                                   request.null_space_torque,
+                                                   'null_space_torque', default=0.0))
+            effort = space.joint_torque(force, tau0)
+            response.effort = base.joints(effort).tolist()
+            response.base_wrench = base.wrench(effort)
         self._timing.add(time.perf_counter() - start)
         return response
 

@@ -258,7 +258,7 @@ class PayloadEstimation:
         node's joint-state callback, in the executor's thread.
         """
         model = self._models.model
-        if model is None:
+        if model is None or model.nq != model.nv:   # a floating base: not estimated (yet)
             return
         buffer = self.samples(model)
         effort = buffer.efforts(names, effort)
@@ -333,6 +333,9 @@ class PayloadEstimation:
 
     def _estimate(self, request, response):
         model = self._models.require()
+        if model.nq != model.nv:
+            raise ValueError('the model has a floating or planar base (root_joint): payload '
+                             'estimation serves fixed-base robots only')
         window, duration, timeout, still = self._check(request, model)
         now = self._node.get_clock().now().nanoseconds * 1e-9
         if window > 0.0:

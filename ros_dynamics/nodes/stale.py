@@ -18,8 +18,10 @@ policy:
 * ``hold``: the last command republished until ``stale_duration``, then zeros;
 * ``silent``: nothing.
 
-A fresh command (``sent``) ends a ramp or a hold. No policy helps when the
-producer itself dies: the consumer needs its own timeout.
+A fresh command (``sent``) ends a ramp or a hold; after a zero command
+there is nothing to release (a producer's own ramp, relayed by
+command_watchdog, ends in one). No policy helps when the producer itself
+dies: the consumer needs its own timeout (command_watchdog).
 """
 
 import threading
@@ -88,9 +90,18 @@ class StalePolicy:
                   and self._now() - self._last_time > self._timeout()):
                 self._release(f'no fresh input for {self._timeout()} s')
 
+    def release(self, reason: str) -> None:
+        """Apply the policy now, as when the input goes stale (once per command sent)."""
+        with self.lock:
+            if self._last_time is not None and not self._released:
+                self._release(reason)
+
     def _release(self, reason: str) -> None:
         self._released = True
         logger = self._node.get_logger()
+        if self._last is not None and not self._last.any():   # a zero command is held already
+            logger.info(f'{reason}: the last command was zero effort: nothing to send')
+            return
         if self.policy in ('ramp', 'hold') and self._last is not None and self.duration > 0:
             self._fading = (time.monotonic(), self._last)
             what = 'ramped to zero' if self.policy == 'ramp' else 'held'

@@ -377,4 +377,8 @@ class TimeOptimalService:
 
     @guarded
     def _on_request(self, request, response):
-        return answer(self._models.require(), request, response, bool(self._friction()))
+        model = self._models.require()
+        if model.nq != model.nv:
+            raise ValueError('the model has a floating or planar base (root_joint): the '
+                             'time-optimal timing serves fixed-base robots only')
+        return answer(model, request, response, bool(self._friction()))
