@@ -42,6 +42,9 @@ setup(
         # thread
         'identification': ['cvxpy>=1.5', 'clarabel>=0.9', 'rosbags>=0.10', 'threadpoolctl>=3.1'],
         'scale': ['dask[distributed]>=2024.1'],   # ros_dynamics/scale_out.py
+        # ros_dynamics.contacts: the QP of the inverse dynamics with friction cones (DAQP,
+        # chosen by benchmarks/bench_contact_qp.py)
+        'contacts': ['daqp>=0.7'],
     },
     python_requires='>=3.11',
     zip_safe=False,

@@ -24,13 +24,16 @@ from ros_dynamics.exceptions import (BatchTooLargeError, InfeasiblePathError,
                                      SingularMassMatrixError, URDFError, URDFWarning)
 from ros_dynamics.model import RobotModel
 
-__all__ = ['BatchTooLargeError', 'InfeasiblePathError', 'RobotModel', 'SingularMassMatrixError',
-           'URDFError', 'URDFWarning', 'time_optimal_trajectory']
+__all__ = ['BatchTooLargeError', 'Contact', 'InfeasiblePathError', 'RobotModel',
+           'SingularMassMatrixError', 'URDFError', 'URDFWarning', 'time_optimal_trajectory']
 
 
 def __getattr__(name: str):
-    """Import ``time_optimal_trajectory`` on first use (keeps scipy out of start-up)."""
+    """Import ``time_optimal_trajectory`` and ``Contact`` on first use (scipy out of start-up)."""
     if name == 'time_optimal_trajectory':
         from ros_dynamics.time_optimal import time_optimal_trajectory
         return time_optimal_trajectory
+    if name == 'Contact':
+        from ros_dynamics.contacts import Contact
+        return Contact
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

@@ -649,6 +649,26 @@ class RobotModel:
                              f'({", ".join(str(a.shape) for a in arrays)})')
         return arrays
 
+    def validated_states(self, names: Sequence[str], *values) -> tuple:
+        """
+        Return finite float64 states, one per name, all (size,) or all (N, size).
+
+        A name 'q' has nq entries, any other nv (its name is the one in the
+        ValueError raised for a wrong shape, NaN or Inf, or differing batches).
+        """
+        try:   # single float64 states of the right sizes, finite: returned as they are
+            if all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 1
+                   and x.shape[0] == (self._nq if n == 'q' else self._nv)
+                   for n, x in zip(names, values)) and np.isfinite(np.concatenate(values)).all():
+                return values
+        except TypeError:
+            pass
+        arrays = self._states(tuple(names), *values)
+        for name, array in zip(names, arrays):
+            if array.ndim == 1:
+                self._check_finite(array, name)
+        return arrays
+
     @staticmethod
     def _check_status(status: int, names: tuple, arrays: tuple) -> None:
         """Raise for a kernel status 1 (a validated state argument holds NaN or Inf)."""
@@ -999,6 +1019,21 @@ class RobotModel:
         self._check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
         return out
 
+    def link_attachment(self, link: str) -> tuple:
+        """
+        Return (body, offset) of ``link``: the moving body carrying it and its fixed frame there.
+
+        body: its index in ``body_names`` (-1: the fixed root); offset (4, 4): the
+        link frame in that body's frame (links merged through fixed joints have
+        one). For compiled callers placing points on links (contacts/kernel.py).
+        """
+        body = self._body_of(link)
+        offset = np.eye(4)
+        values = self._arrays.link_offset[link][0]
+        offset[:3, :3] = values[:9].reshape(3, 3)
+        offset[:3, 3] = values[9:12]
+        return body, offset
+
     def _single(self, value, name: str) -> np.ndarray:
         array = as_array(value, name)
         size = self._nq if name == 'q' else self._nv
@@ -1093,6 +1128,25 @@ class RobotModel:
         from ros_dynamics.operational_space import operational_space
         return operational_space(self, q, qd, link, frame, axes, reference_link,
                                  singular_threshold, damping)
+
+    # ------------------------------------------------------------------ contacts
+    def constrained_forward_dynamics(self, q, v, tau, contacts, baumgarte=None) -> tuple:
+        """
+        Return (qdd, forces) with ``contacts`` held: M qdd + b = tau + J^T f, J qdd + Jdot v = 0.
+
+        See ros_dynamics.contacts.forward (conventions: docs/contacts.md).
+        """
+        from ros_dynamics.contacts.forward import constrained_forward_dynamics
+        return constrained_forward_dynamics(self, q, v, tau, contacts, baumgarte)
+
+    def contact_inverse_dynamics(self, q, v, qdd, contacts, **options) -> tuple:
+        """
+        Return the actuated torques and contact forces realising qdd (a ContactInverseDynamics).
+
+        See ros_dynamics.contacts.inverse for the options and the QP (docs/contacts.md).
+        """
+        from ros_dynamics.contacts.inverse import contact_inverse_dynamics
+        return contact_inverse_dynamics(self, q, v, qdd, contacts, **options)
 
     # ------------------------------------------------------------------ identification
     @property

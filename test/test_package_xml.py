@@ -24,9 +24,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # rosdep keys of the third-party Python modules the package imports
 PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml',
                'tqdm': 'python3-tqdm'}
-# the pip extras (setup.py extras_require: identification, scale, plot), imported inside the
-# functions that need them only, so the nodes and the core run without them
-OPTIONAL_EXTRAS = {'cvxpy', 'rosbags', 'threadpoolctl', 'distributed', 'dask', 'matplotlib'}
+# the pip extras (setup.py extras_require: identification, scale, plot, contacts), imported
+# inside the functions that need them only, so the nodes and the core run without them
+OPTIONAL_EXTRAS = {'cvxpy', 'rosbags', 'threadpoolctl', 'distributed', 'dask', 'matplotlib',
+                   'daqp'}
 # installed with pip, documented in package.xml (Debian's python3-numba is older than setup.py's
 # lower bound)
 PIP_ONLY = {'numba', 'llvmlite'}
