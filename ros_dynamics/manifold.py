@@ -128,7 +128,8 @@ def integrate_into(model, q, v, h, out):
             t = math.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
             s, a, b = exp_coefficients(t)
             if jtype == FREE_FLYER:
-                rot = quaternion_rotation(quaternion, 0)
+                rot = quaternion_rotation(quaternion[0], quaternion[1], quaternion[2],
+                                          quaternion[3])
                 local = exp_translation(phi, (h * v[m], h * v[m + 1], h * v[m + 2]), a, b)
                 for r in range(3):
                     out[k + r] = q[k + r] + (rot[3 * r] * local[0] + rot[3 * r + 1] * local[1]

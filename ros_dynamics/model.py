@@ -40,9 +40,10 @@ from ros_dynamics.actuators.parameters import ActuatorParameters
 from ros_dynamics.exceptions import SingularMassMatrixError
 from ros_dynamics.joints import (COL_ARMATURE, IBAR, INERTIA_COLUMNS, JOINT_NQ, JOINT_NV, MASS,
                                  MIMIC_GAIN, MIMIC_OFFSET, NACTUATOR, neutral_positions, pack,
-                                 QINDEX, VINDEX, with_body_inertia)
+                                 QINDEX, VINDEX)
 from ros_dynamics.model_build import build_model_arrays, limits
-from ros_dynamics.payload import body_inertia_row, Payload, payload_of, validated_parts
+from ros_dynamics.payload import (body_inertia_row, Payload, payload_of, validated_parts,
+                                  with_body_inertia)
 from ros_dynamics.runtime import as_array, did_you_mean, empty, run_batch, zeros
 from ros_dynamics.statecall import StateCall
 from ros_dynamics.urdf import parse_urdf_string, read_urdf_file, RobotSpec, with_root_joint

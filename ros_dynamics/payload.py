@@ -24,10 +24,12 @@ numpy's per-call overhead costs more than the arithmetic, and ``set_payload``
 is meant to take microseconds.
 """
 
+import functools
 import math
 from typing import NamedTuple, Optional
 
 import numpy as np
+from ros_dynamics.joints import ALIGN_FIRST_MOMENT, ALIGN_R, aligned_columns, INERTIA_COLUMNS
 
 
 class Payload(NamedTuple):
@@ -286,3 +288,47 @@ def body_inertia_row(mass: float, com: list, moments: Optional[tuple], offset: l
     row[8] += a00 * r20 + a01 * r21 + a02 * r22
     row[9] += a10 * r20 + a11 * r21 + a12 * r22
     return row
+
+
+def with_body_inertia(model: np.ndarray, body: int, inertia: np.ndarray) -> None:
+    """
+    Write ``body``'s (m, h, ibar) columns ``inertia`` (10,) and their aligned copy.
+
+    For a joint along a coordinate axis A_i is a signed permutation, and
+    A_i^T h, A_i^T ibar A_i are entries of h and ibar with signs: picked here
+    on plain floats (a payload change stays a few microseconds), equal bit for
+    bit to what aligned_columns computes for any A_i.
+    """
+    model[body, INERTIA_COLUMNS] = inertia
+    picks = _signed_permutation(tuple(model[body, ALIGN_R:ALIGN_R + 9].tolist()))
+    if picks is None:
+        alignment = model[body, ALIGN_R:ALIGN_R + 9].reshape(1, 3, 3)
+        turned = aligned_columns(model[body:body + 1], alignment, np.eye(3)[None])
+        model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = turned[0, 12:21]
+        return
+    _, hx, hy, hz, xx, yy, zz, xy, xz, yz = inertia.tolist()
+    h = (hx, hy, hz)
+    full = ((xx, xy, xz), (xy, yy, yz), (xz, yz, zz))
+    (p0, s0), (p1, s1), (p2, s2) = picks
+    model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = (
+        s0 * h[p0], s1 * h[p1], s2 * h[p2],
+        full[p0][p0], full[p1][p1], full[p2][p2],
+        s0 * s1 * full[p0][p1], s0 * s2 * full[p0][p2], s1 * s2 * full[p1][p2])
+
+
+@functools.lru_cache(maxsize=1024)
+def _signed_permutation(alignment: tuple) -> Optional[tuple]:
+    """
+    Return ((p_i, s_i) for i = 0, 1, 2) with A[p_i, i] = s_i = +-1, or None for another A.
+
+    ``alignment``: A (3, 3) row-major as a tuple of 9 floats; a signed
+    permutation has one +-1 in each column and zeros elsewhere.
+    """
+    picks = []
+    for i in range(3):
+        column = alignment[i::3]
+        rows = [j for j in range(3) if column[j] != 0.0]
+        if len(rows) != 1 or abs(column[rows[0]]) != 1.0:
+            return None
+        picks.append((rows[0], column[rows[0]]))
+    return tuple(picks)
