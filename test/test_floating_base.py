@@ -72,6 +72,7 @@ class Twin:
 
     def random_state(self, rng: np.random.Generator) -> tuple:
         """Return a random q of ours (unit quaternions, cos^2 + sin^2 = 1), qd and qdd."""
+        pin.seed(int(rng.integers(2 ** 31)))   # Pinocchio's own generator, from ours
         qp = pin.randomConfiguration(self.model, -np.ones(self.model.nq), np.ones(self.model.nq))
         q = np.empty(self.robot.nq)
         for name, joint in zip(self.robot.joint_names, self.joints):
