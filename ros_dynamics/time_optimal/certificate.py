@@ -50,6 +50,8 @@ class Certificate:
         self.worst = np.zeros((problem.grid.size - 1, 3, problem.robot.dof))
         self.x = None
         self.samples = 0
+        self.previous = np.inf   # the worst ratio of the last failed check
+        self.stalled = 0         # failed checks in a row whose worst ratio did not shrink
 
     def _efforts(self, intervals: np.ndarray, starts: np.ndarray, q: np.ndarray,
                  qd: np.ndarray, qdd: np.ndarray, x: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -104,11 +106,19 @@ class Certificate:
         trajectory.interval_ratios = worst.max(axis=2)
         if worst.size == 0 or worst.max() <= 1.0:
             return True
-        # the interval's three points and the neighbours' midpoints (violations move over)
+        # the interval's three points and the neighbours' midpoints (violations move over);
+        # where a cut did not shrink the worst excess (it left the profile there unchanged:
+        # e.g. the steep Coulomb sign at a velocity reversal between grid points) the next
+        # cut is four times larger, until the limit binds and the motion there slows
+        self.stalled = self.stalled + 1 if worst.max() >= self.previous else 0
+        self.previous = worst.max()
+        growth = 4.0 ** self.stalled
         for i, j in zip(*np.nonzero(worst[:, 0] > 1.0)):
-            problem.velocity_factor[max(2 * i - 1, 0):2 * i + 4] *= 0.999 / worst[i, 0, j] ** 2
+            problem.velocity_factor[max(2 * i - 1, 0):2 * i + 4] *= (
+                0.999 / worst[i, 0, j] ** 2) ** growth
         for kind, limit, cut in ((1, problem.acceleration, problem.acceleration_cut),
                                  (2, problem.effort, problem.effort_cut)):
             for i, j in zip(*np.nonzero(worst[:, kind] > 1.0)):
-                cut[max(2 * i - 1, 0):2 * i + 4, j] += 2.0 * (worst[i, kind, j] - 1.0) * limit[j]
+                cut[max(2 * i - 1, 0):2 * i + 4, j] += (2.0 * growth * (worst[i, kind, j] - 1.0)
+                                                        * limit[j])
         return False

@@ -47,7 +47,8 @@ friction); every velocity, acceleration and effort must be within its limit
 samples / 8, which bounds how far a smooth curve can rise between two samples
 (delta^2 max|f''| / 8). Where a sample exceeds one, that limit is lowered at
 that interval's three points and its neighbours' midpoints by twice the
-excess and the problem re-solved (at most 16 rounds, re-checking only the
+excess (four times more for each round in a row that did not shrink the
+worst excess) and the problem re-solved (at most 16 rounds, re-checking only the
 intervals whose motion changed); a motion that still violates a limit raises
 RuntimeError. The spline's knots are put on the grid (its third derivative
 jumps there, so the effort has a kink that samples around it would miss).
