@@ -15,6 +15,7 @@ loaded machine (a cold CMake configure, rosidl's generators, the kernels).
 """
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -127,6 +128,26 @@ def test_sourced_workspace_provides_interfaces_executables_command_and_data(work
     for data in ('launch/sim_gravity_compensation.launch.py', 'config/bringup.yaml',
                  'urdf/planar_2r.urdf', 'package.xml'):
         assert os.path.isfile(os.path.join(share, data)), data
+
+
+def test_colcon_test_runs_a_test_file_and_test_result_reports_it(workspace):
+    """
+    `colcon test` runs test/test_*.py through ament_cmake_pytest, one ctest test a file.
+
+    One small file here (test_package_xml: the whole suite is what `make test` runs);
+    `colcon test-result` counts its test cases from the JUnit file pytest wrote.
+    """
+    path, env = workspace
+    run = in_sourced_shell(path, (
+        'colcon test --packages-select ros_dynamics --ctest-args -R "^test_package_xml$" && '
+        'colcon test-result --verbose'), env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    output = run.communicate(timeout=900)[0]
+    assert run.returncode == 0, output[-4000:]
+    summary = re.search(r'Summary: (\d+) tests?, (\d+) errors?, (\d+) failures?', output)
+    assert summary, output[-4000:]
+    tests, errors, failures = (int(x) for x in summary.groups())
+    assert tests >= 5 and errors == 0 and failures == 0, output[-4000:]
 
 
 def _state(names, positions) -> JointState:
