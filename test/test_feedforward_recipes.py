@@ -15,15 +15,13 @@ watchdog between the feedforward and the controller wherever one is fed,
 none for Kinova (nothing is fed to its motors).
 """
 
-import importlib.util
 import os
-import types
 
 from bringup_helpers import recipe_commands, RECIPES
 import pytest
 from ros_dynamics.bringup import (command, load_arguments, load_declaration, resolve_arguments,
                                   section)
-from test_launch_files import launch_stand_ins  # noqa: F401 - a fixture used here
+from test_launch_files import launch_stand_ins, launched_nodes  # noqa: F401 - a fixture
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,31 +30,7 @@ XML = '<robot name="two"><link name="base_link"/></robot>'
 
 def launched(given: dict, launch_file: str = 'feedforward.launch.py') -> dict:
     """Return {node: (namespace, parameters, remappings)} a launch file starts."""
-    path = os.path.join(ROOT, 'launch', launch_file)
-    spec = importlib.util.spec_from_file_location(launch_file.split('.')[0], path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    actions = module.generate_launch_description()
-    arguments = [a for a in actions if 'default_value' in a.kwargs]
-    for argument in arguments:
-        choices = argument.kwargs.get('choices')
-        value = given.get(argument.args[0], argument.kwargs['default_value'])
-        if choices is not None and value not in choices:   # launch refuses it
-            raise ValueError(f'{argument.args[0]}:={value}: not one of {choices}')
-    context = types.SimpleNamespace(launch_configurations={
-        **{a.args[0]: a.kwargs['default_value'] for a in arguments}, **given})
-    (opaque,) = [a for a in actions if 'function' in a.kwargs]
-    out = {}
-    for node in opaque.kwargs['function'](context, *opaque.kwargs.get('args', [])):
-        values = {}
-        for entry in node.kwargs['parameters']:
-            if isinstance(entry, str):
-                values.update(section(entry, node.kwargs['name']))
-            else:
-                values.update(entry)
-        out[node.kwargs['name']] = (node.kwargs['namespace'] or '/', values,
-                                    dict(node.kwargs['remappings']))
-    return out
+    return launched_nodes(given, launch_file)
 
 
 def from_command_line(args: list, name: str) -> tuple:

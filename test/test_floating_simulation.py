@@ -27,6 +27,7 @@ from robot_data import example_urdf
 from ros_dynamics import RobotModel, URDFWarning
 from ros_dynamics.rollouts import rollout
 from ros_dynamics.simulation import simulate, Simulator
+from test_floating_base import BALL   # a ball joint and an elbow, also built in Pinocchio there
 
 OFF = {'damping': False, 'friction': False, 'limits': False}
 SECONDS, DT, CHUNK = 10.0, 1e-3, 50   # CHUNK steps a call (the C callback's path)
@@ -37,25 +38,6 @@ SECONDS, DT, CHUNK = 10.0, 1e-3, 50   # CHUNK steps a call (the C callback's pat
 # failure they were seen to catch
 MOMENTUM, ENERGY = 1e-8, 1e-7   # relative to max(1, |value|)
 
-BALL = """<robot name="ball">
-  <link name="base"/>
-  <link name="arm">
-    <inertial><origin xyz="0.1 0.02 -0.3"/><mass value="2.0"/>
-      <inertia ixx="0.3" ixy="0.01" ixz="0.02" iyy="0.2" iyz="0.03" izz="0.1"/></inertial>
-  </link>
-  <link name="hand">
-    <inertial><origin xyz="0 0 -0.1"/><mass value="0.5"/>
-      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.02"/></inertial>
-  </link>
-  <joint name="shoulder" type="spherical">
-    <parent link="base"/><child link="arm"/><origin xyz="0 0 1" rpy="0.1 0.2 0.3"/>
-  </joint>
-  <joint name="elbow" type="revolute">
-    <parent link="arm"/><child link="hand"/><origin xyz="0 0 -0.6"/><axis xyz="0 1 0"/>
-    <limit lower="-2" upper="2" effort="10" velocity="3"/>
-  </joint>
-</robot>
-"""
 # one rigid body, its centre of mass off its origin and its inertia not diagonal: it tumbles
 BODY_INERTIA = {'xyz': (0.05, -0.02, 0.03), 'mass': 3.0,
                 'I': (0.09, 0.07, 0.05, 0.004, -0.003, 0.006)}   # xx yy zz xy xz yz at the CoM

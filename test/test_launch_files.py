@@ -129,16 +129,16 @@ def launch_stand_ins(monkeypatch):
     modules['ament_index_python.packages'].get_package_share_directory = lambda package: ROOT
 
 
-def launched(given: dict) -> dict:
+def launched_nodes(given: dict, launch_file: str = 'sim_gravity_compensation.launch.py') -> dict:
     """
-    Return {node: parameters} the launch file gives for ``ros2 launch ... name:=value``.
+    Return {node: (namespace, parameters, remappings)} a launch file starts for ``name:=value``.
 
     The launch configurations are the declared defaults overridden by the
     arguments given (what ``ros2 launch`` holds when the OpaqueFunction runs);
     each node's parameters resolve in launch_ros' order: files, then dictionaries.
     """
-    path = os.path.join(ROOT, 'launch', 'sim_gravity_compensation.launch.py')
-    spec = importlib.util.spec_from_file_location('sim_gravity_compensation_launch', path)
+    path = os.path.join(ROOT, 'launch', launch_file)
+    spec = importlib.util.spec_from_file_location(launch_file.split('.')[0], path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     actions = module.generate_launch_description()
@@ -159,8 +159,14 @@ def launched(given: dict) -> dict:
                 values.update(section(entry, node.kwargs['name']))
             else:
                 values.update(entry)
-        out[node.kwargs['name']] = values
+        out[node.kwargs['name']] = (node.kwargs.get('namespace') or '/', values,
+                                    dict(node.kwargs.get('remappings') or []))
     return out
+
+
+def launched(given: dict) -> dict:
+    """Return {node: parameters} the simulation's launch file gives for ``name:=value``."""
+    return {name: values for name, (_, values, _) in launched_nodes(given).items()}
 
 
 def bringup_launched(given: dict, path: str = DECLARATIONS[0]) -> dict:
