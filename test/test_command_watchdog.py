@@ -136,6 +136,7 @@ def ramp_after(stream, held: np.ndarray) -> tuple:
     return stream.controller[first - 1][0], ramp
 
 
+@pytest.mark.timing   # make fuzz, not make test: see the marker in setup.cfg
 @pytest.mark.parametrize('recipe', ['effort_interface', 'franka', 'ur'])
 def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
     parameters = recipe_parameters(recipe)
@@ -165,6 +166,7 @@ def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
           f'the kill')
 
 
+@pytest.mark.timing
 def test_a_stalled_producer_is_ramped_out_and_takes_over_again():
     """
     SIGSTOP (a stall: the process alive, no command), then SIGCONT.
