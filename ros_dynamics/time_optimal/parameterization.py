@@ -58,7 +58,7 @@ interval's two ends (grid points) from the rows as a u + b x + c, the same
 inverse dynamics exactly (RNEA is affine in qdd and quadratic in qd; measured
 difference <= 4e-14 of the limit), which saves 2 of the 10 RNEA per interval.
 The solver itself keeps a relative margin of 3e-4 (``MARGIN``) below every
-limit: rounding never produces a violation at a grid point, and most paths
+limit (for efforts, of the part of the limit gravity leaves free): rounding never produces a violation at a grid point, and most paths
 pass the dense check with at most one re-solve. Measured on 7 random
 50-waypoint Panda paths at 1000 points: re-solves 0-2 with 1e-4 instead of
 2-4 with 1e-6, CPU 15 ms instead of 25 ms, durations 0.03 % shorter as the
@@ -174,6 +174,10 @@ class _Problem:
         self.friction_torque = (robot.friction_torques(zero) if friction
                                 else np.zeros_like(q))
         self.x_reference = None       # where the friction bounds are exact (None: at rest)
+        # the effort margin is a part of what gravity (and friction at rest) leave free: a
+        # margin of the limit would take most of the slack where gravity nearly saturates it
+        self.effort_margin = MARGIN * np.maximum(
+            effort - np.abs(self.c + self.friction_torque), 0.0)
         if friction:
             actuators = robot.actuators
             if np.any(actuators.sigmoid != 0.0):
@@ -235,7 +239,7 @@ class _Problem:
         dof = self.robot.dof
         n = self.points.size
         scale = 1.0 - MARGIN
-        effort = self.effort * scale - self.effort_cut
+        effort = self.effort - self.effort_margin - self.effort_cut
         acceleration = self.acceleration * scale - self.acceleration_cut
         blocks_a, blocks_b, blocks_c, blocks_lo, blocks_hi = [], [], [], [], []
         inf = np.full((n, dof), np.inf)
