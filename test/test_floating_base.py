@@ -229,7 +229,7 @@ def test_a_ball_joint_in_the_urdf():
 
 def test_pybullet_datas_spherical_joint_urdf():
     """
-    PyBullet's own ball-joint URDF (pybullet_data/spherical_joint_limit.urdf), as we read it.
+    The ball-joint URDF of PyBullet (pybullet_data/spherical_joint_limit.urdf), as we read it.
 
     Compared with Pinocchio's model of the same numbers built by hand (urdfdom
     reads no spherical joint): the neck on a JointModelSpherical 1 m above the
