@@ -153,6 +153,17 @@ class ActuatedModel:
         base = self.base
         return base.join(self._state()[0], q, base.q_index, self.model.nq)
 
+    def full_state(self, q, qd) -> tuple:
+        """
+        Return (q (nq,), v (nv,)) of the whole model: the odometry's base state, then the joints.
+
+        q, qd (dof,): the actuated joints' positions and velocities (rad or m, rad/s or m/s).
+        """
+        base, model = self.base, self.model
+        q_base, v_base = self._state()
+        return (base.join(q_base, q, base.q_index, model.nq),
+                base.join(v_base, qd, base.v_index, model.nv))
+
     def gravity_torques(self, q) -> np.ndarray:
         """Return the actuated rows of g(q) (N m) at the base pose of the odometry."""
         return self.base.joints(self.model.gravity_torques(self._q(q)))
