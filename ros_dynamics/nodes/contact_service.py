@@ -43,6 +43,8 @@ from ros_dynamics.runtime import did_you_mean
 
 KINDS = ('point', '6d')
 DEFAULT_FACETS = 4   # friction_facets 0 in a request
+CACHED_CONTACTS = 256   # distinct ContactSpec values kept (contact_from)
+_CONTACTS: dict = {}
 
 
 def contact_from(spec, links: Sequence[str], field: str) -> Contact:
@@ -52,11 +54,30 @@ def contact_from(spec, links: Sequence[str], field: str) -> Contact:
     links: the model's link names (``RobotModel.link_names``); field: the
     request field the message came in (``contacts[k]``). A point contact's
     normal is the world's +z; a 6D contact's the link frame's z axis.
+
+    The same fields give the same (immutable) Contact object, kept in a
+    bounded cache: its friction pyramid and the compiled contact rows are
+    built once per contact set (ros_dynamics.contacts.forward.compiled_call
+    binds per set of Contact objects), not once per request.
     """
     frame = spec.frame
     if frame not in links:
         raise ValueError(f'{field}.frame: {frame!r} is not a link of the model'
                          f'{did_you_mean(frame, tuple(links))}')
+    key = (frame, spec.kind, spec.position.x, spec.position.y, spec.position.z,
+           spec.friction, spec.bilateral, tuple(spec.sole))
+    contact = _CONTACTS.get(key)   # NaN never matches: such fields go on to be refused
+    if contact is None:
+        contact = _contact(spec, field)
+        if len(_CONTACTS) >= CACHED_CONTACTS:
+            _CONTACTS.clear()
+        _CONTACTS[key] = contact
+    return contact
+
+
+def _contact(spec, field: str) -> Contact:
+    """Return ``contact_from``'s Contact, checking every field but the frame."""
+    frame = spec.frame
     kind = spec.kind or 'point'
     if kind not in KINDS:
         raise ValueError(f'{field}.kind: expected one of {", ".join(KINDS)} (or empty: point), '
