@@ -33,7 +33,6 @@ from bench_inverse_dynamics_node import percentiles, round_trips  # noqa: E402
 import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
-import numpy as np  # noqa: E402
 from robot_data import example_urdf  # noqa: E402
 from ros_dynamics.msg import ContactSpec  # noqa: E402
 from ros_dynamics.srv import ContactInverseDynamics, InverseDynamics  # noqa: E402
