@@ -28,7 +28,8 @@ rows and columns of the robot's dynamics at the latest base state,
 The base rows (the wrench the base needs) are not sent: for a base carried
 by the ground (a mobile manipulator) the wheels and the ground give them.
 A legged robot's base is carried by its feet, through contact forces that
-these rows do not distribute: that needs the contacts of issue 30.
+these rows do not distribute: the ``contacts`` parameters do that
+(nodes/contact_stream.py).
 
 The base state obeys the stream's staleness rules: a command is sent only
 when the latest odometry was received within ``state_timeout`` s and is
