@@ -35,6 +35,7 @@ from ros_dynamics.srv import ContactInverseDynamics
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectoryPoint
 
 pytestmark = pytest.mark.ros
 
@@ -246,52 +247,92 @@ def test_an_infeasible_request_is_refused(solo):
 
 
 # ---------------------------------------------------------------- the stream
-def test_the_stream_sends_the_services_torques_and_switches_contacts(solo):
-    ros = solo.ros
-    commands = []
-    ros.node.create_subscription(Float64MultiArray, 'commands',
-                                 lambda m: commands.append(np.array(m.data)), 10)
-    states = ros.node.create_publisher(JointState, 'joint_states', 10)
-    odometry = ros.node.create_publisher(Odometry, 'odom', 10)
-    switch = ros.node.create_publisher(String, 'inverse_dynamics/contacts', 10)
-    q = Q0.copy()
-    q[7:] += 0.05 * np.random.default_rng(3).standard_normal(12)
+class Stream:
+    """The node's stream seen from the test: publish a state (joints, odometry), read commands."""
 
-    def publish() -> None:
+    def __init__(self, ros) -> None:
+        self.commands = []
+        ros.node.create_subscription(Float64MultiArray, 'commands',
+                                     lambda m: self.commands.append(np.array(m.data)), 10)
+        self.states = ros.node.create_publisher(JointState, 'joint_states', 10)
+        self.odometry = ros.node.create_publisher(Odometry, 'odom', 10)
+        self.references = ros.node.create_publisher(JointTrajectoryPoint, 'reference', 10)
+        self.reference = None
+
+    def publish(self, q: np.ndarray, v: np.ndarray) -> None:
+        """Publish the base state (odometry: pose, twist in the base frame) and the joints'."""
         message = Odometry()
         message.pose.pose = base_pose(q)
-        odometry.publish(message)
-        states.publish(JointState(name=JOINTS, position=list(q[7:]), velocity=[0.0] * 12))
+        message.twist.twist = six(Twist, v[:6])
+        self.odometry.publish(message)
+        if self.reference is not None:
+            self.references.publish(self.reference)
+        self.states.publish(JointState(name=JOINTS, position=list(q[7:]), velocity=list(v[6:])))
 
-    def sends(expected: np.ndarray) -> bool:
-        publish()
-        return bool(commands) and close(commands[-1], expected)
+    def sends(self, q: np.ndarray, v: np.ndarray, expected: np.ndarray) -> bool:
+        """Publish the state; return whether the latest command is ``expected``."""
+        self.publish(q, v)
+        return bool(self.commands) and close(self.commands[-1], expected)
+
+
+def test_the_stream_sends_the_services_torques_and_switches_contacts(solo):
+    ros = solo.ros
+    stream = Stream(ros)
+    switch = ros.node.create_publisher(String, 'inverse_dynamics/contacts', 10)
+    q, v = Q0.copy(), np.zeros(18)
+    q[7:] += 0.05 * np.random.default_rng(3).standard_normal(12)
 
     def expected(frames) -> np.ndarray:
         answer = ros.call(ContactInverseDynamics, SERVICE,
-                          request(q, np.zeros(18), np.zeros(18), [spec(f) for f in frames]))
+                          request(q, v, np.zeros(18), [spec(f) for f in frames]))
         assert answer.success, answer.message
         return np.array(answer.effort)
 
     four = expected(FEET)
-    assert close(four, ROBOT.contact_inverse_dynamics(q, np.zeros(18), np.zeros(18),
-                                                      feet()).tau[6:])
-    wait_for(lambda: sends(four), 60.0, 'the stream to send the four-foot torques')
+    assert close(four, ROBOT.contact_inverse_dynamics(q, v, np.zeros(18), feet()).tau[6:])
+    wait_for(lambda: stream.sends(q, v, four), 60.0, 'the stream to send the four-foot torques')
     three = expected(FEET[:3])
     assert not close(three, four, 1e-3)   # a different answer: the switch is visible
     switch.publish(String(data='FL_FOOT, FR_FOOT HL_FOOT'))
-    wait_for(lambda: sends(three), 30.0, 'the stream to send the three-foot torques')
+    wait_for(lambda: stream.sends(q, v, three), 30.0, 'the stream to send the three-foot torques')
     switch.publish(String(data='FL_FOOT NOPE'))   # refused: the three feet stay
     switch.publish(String(data='FL_FOOT FR_FOOT HL_FOOT HR_FOOT'))   # and back to four
-    wait_for(lambda: sends(four), 30.0, 'the four-foot torques again')
+    wait_for(lambda: stream.sends(q, v, four), 30.0, 'the four-foot torques again')
     assert 'refused' in solo.node.output() and "'NOPE' not in the contacts" in solo.node.output()
+
+
+def test_the_stream_damps_and_tracks_with_the_feet_held(solo):
+    """kd: the joints' desired acceleration -kd qd; computed_torque: its acceleration."""
+    ros, rng = solo.ros, np.random.default_rng(5)
+    stream = Stream(ros)
+    q = Q0.copy()
+    v = np.concatenate([0.1 * rng.standard_normal(6), 0.5 * rng.standard_normal(12)])
+    q[7:] += 0.05 * rng.standard_normal(12)
+    kd, kp = 2.0, 30.0
+    try:
+        assert set_parameters(ros, kd=kd) == (True, '')
+        desired = np.concatenate([np.zeros(6), -kd * v[6:]])
+        damped = ROBOT.contact_inverse_dynamics(q, v, desired, feet())
+        assert damped.limited   # the feet held fix the joints' accelerations: the closest one
+        wait_for(lambda: stream.sends(q, v, damped.tau[6:]), 30.0, 'the damped torques')
+        q_ref = q[7:] + 0.1 * rng.standard_normal(12)
+        qd_ref, qdd_ref = rng.standard_normal(12), rng.standard_normal(12)
+        stream.reference = JointTrajectoryPoint(positions=list(q_ref), velocities=list(qd_ref),
+                                                accelerations=list(qdd_ref))
+        assert set_parameters(ros, mode='computed_torque', kp=kp) == (True, '')
+        desired[6:] = qdd_ref + kd * (qd_ref - v[6:]) + kp * (q_ref - q[7:])
+        tracked = ROBOT.contact_inverse_dynamics(q, v, desired, feet()).tau[6:]
+        assert not close(tracked, damped.tau[6:], 1e-3)
+        wait_for(lambda: stream.sends(q, v, tracked), 30.0, 'the computed-torque torques')
+    finally:
+        assert set_parameters(ros, mode='gravity_compensation', kd=0.0, kp=0.0)[0]
 
 
 def set_parameters(ros, **values):
     request_ = SetParameters.Request(parameters=[
         Parameter(k, value=v).to_parameter_msg() for k, v in values.items()])
     results = ros.call(SetParameters, 'inverse_dynamics/set_parameters', request_).results
-    return all(r.successful for r in results), '; '.join(r.reason for r in results)
+    return all(r.successful for r in results), '; '.join(r.reason for r in results if r.reason)
 
 
 def test_runtime_parameter_mistakes_are_refused_with_the_reason(solo):
