@@ -21,6 +21,7 @@ import os
 import random
 import types
 
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Accel, Pose, Twist
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -293,8 +294,15 @@ def test_the_stream_sends_the_services_torques_and_switches_contacts(solo):
     wait_for(lambda: stream.sends(q, v, four), 60.0, 'the stream to send the four-foot torques')
     three = expected(FEET[:3])
     assert not close(three, four, 1e-3)   # a different answer: the switch is visible
+    statuses = []
+    ros.node.create_subscription(DiagnosticArray, '/diagnostics', lambda m: statuses.extend(
+        {value.key: value.value for value in status.values} for status in m.status
+        if status.name.startswith(solo.node.namespace + '/')), 10)
     switch.publish(String(data='FL_FOOT, FR_FOOT HL_FOOT'))
     wait_for(lambda: stream.sends(q, v, three), 30.0, 'the stream to send the three-foot torques')
+    wait_for(lambda: statuses and statuses[-1].get('contacts_active') == 'FL_FOOT FR_FOOT HL_FOOT',
+             30.0, 'the diagnostics to name the active contacts')
+    assert int(statuses[-1]['contact_switches']) >= 1 and statuses[-1]['contact_failed'] == '0'
     switch.publish(String(data='FL_FOOT NOPE'))   # refused: the three feet stay
     switch.publish(String(data='FL_FOOT FR_FOOT HL_FOOT HR_FOOT'))   # and back to four
     wait_for(lambda: stream.sends(q, v, four), 30.0, 'the four-foot torques again')
@@ -344,10 +352,22 @@ def test_runtime_parameter_mistakes_are_refused_with_the_reason(solo):
                          ({'include_gravity': False}, 'include_gravity')):
         ok, reason = set_parameters(solo.ros, **values)
         assert not ok and said in reason, (values, reason)
-    ok, reason = set_parameters(solo.ros, contact_friction=0.5)
-    assert ok, reason
-    ok, reason = set_parameters(solo.ros, contact_friction=MU)
-    assert ok, reason
+    # accepted sets apply: three feet, then flat soles, then back to the four point feet
+    stream, q, v = Stream(solo.ros), Q0, np.zeros(18)
+    try:
+        assert set_parameters(solo.ros, contacts=list(FEET[1:])) == (True, '')
+        three = ROBOT.contact_inverse_dynamics(q, v, v, feet()[1:]).tau[6:]
+        wait_for(lambda: stream.sends(q, v, three), 30.0, 'the torques of the contacts parameter')
+        assert set_parameters(solo.ros, contacts=list(FEET), contact_kind='6d',
+                              contact_friction=0.5) == (True, '')
+        soles = ROBOT.contact_inverse_dynamics(q, v, v, [Contact(f, '6d', friction=0.5)
+                                                         for f in FEET]).tau[6:]
+        wait_for(lambda: stream.sends(q, v, soles), 30.0, 'the torques of 6d contacts')
+    finally:
+        assert set_parameters(solo.ros, contacts=list(FEET), contact_kind='point',
+                              contact_friction=MU) == (True, '')
+    wait_for(lambda: stream.sends(q, v, ROBOT.contact_inverse_dynamics(q, v, v, feet()).tau[6:]),
+             30.0, 'the four point feet again')
 
 
 @pytest.mark.parametrize('parameters, said', [
