@@ -105,10 +105,10 @@ def forces_of(answer) -> np.ndarray:
                      for w in answer.contact_wrenches]).reshape(-1, 6)
 
 
-def assert_as_core(answer, q, v, a, contacts: list) -> None:
+def assert_as_core(answer, q, v, a, contacts: list, facets: int = 4) -> None:
     """Assert that the node's answer is the core's, field by field."""
     assert answer.success, answer.message
-    core = ROBOT.contact_inverse_dynamics(q, v, a, contacts)
+    core = ROBOT.contact_inverse_dynamics(q, v, a, contacts, friction_facets=facets)
     assert list(answer.joint_names) == JOINTS
     assert close(answer.effort, core.tau[6:])
     assert answer.limited == core.limited and answer.limit_active == core.active
@@ -228,6 +228,7 @@ def test_an_acceleration_the_cones_cannot_give_is_limited(solo):
     (lambda r: setattr(r.base_pose.orientation, 'w', 3.0), 'base_pose.orientation'),
     (lambda r: setattr(r, 'accelerations', [1.0]), 'accelerations'),
     (lambda r: setattr(r, 'friction_facets', 2), 'friction_facets'),
+    (lambda r: setattr(r, 'friction_facets', 2**32 - 1), 'friction_facets'),
 ], ids=lambda value: value if isinstance(value, str) else '')
 def test_a_bad_request_names_its_field(solo, change, field):
     bad = request(Q0, np.zeros(18), np.zeros(18), [spec(f) for f in FEET])
@@ -413,9 +414,10 @@ def test_fuzzed_contacts_answer_the_core_or_name_a_field(solo):
     for case in range(int(40 * SCALE)):
         contacts = [fuzzed_spec(rng) for _ in range(rng.randint(0, 4))]
         a = np.concatenate([[rng.uniform(-2.0, 2.0) for _ in range(6)], np.zeros(12)])
+        facets = rng.choice((0, 0, 3, 4, 8, 64, 1, 2, 65, 2**32 - 1))
         answer = solo.ros.call(ContactInverseDynamics, SERVICE,
-                               request(Q0, np.zeros(18), a, contacts))
-        where = f'seed {SEED} case {case}: {contacts}'
+                               request(Q0, np.zeros(18), a, contacts, facets))
+        where = f'seed {SEED} case {case}: {contacts}, {facets} facets'
         if not answer.success:
             assert answer.message.startswith(('contacts', 'friction_facets')), \
                 (where, answer.message)
@@ -427,5 +429,6 @@ def test_fuzzed_contacts_answer_the_core_or_name_a_field(solo):
         core = [Contact(c.frame, c.kind or 'point', (c.position.x, c.position.y, c.position.z),
                         friction=None if c.bilateral else c.friction,
                         sole=tuple(c.sole) or None, bilateral=c.bilateral) for c in contacts]
-        assert_as_core(answer, Q0, np.zeros(18), a, core)
+        assert 3 <= (facets or 4) <= 64, where
+        assert_as_core(answer, Q0, np.zeros(18), a, core, facets or 4)
     assert outcomes['refused'] and outcomes['answered'], (SEED, outcomes)   # both exercised

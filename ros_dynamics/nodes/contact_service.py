@@ -43,6 +43,7 @@ from ros_dynamics.runtime import did_you_mean
 
 KINDS = ('point', '6d')
 DEFAULT_FACETS = 4   # friction_facets 0 in a request
+MAX_FACETS = 64      # a pyramid of 64 faces is within 0.12 % of the cone
 CACHED_CONTACTS = 256   # distinct ContactSpec values kept (contact_from)
 _CONTACTS: dict = {}
 
@@ -155,9 +156,9 @@ def contact_inverse_dynamics(model, vectors, base, request, response, frame_id: 
                         request.base_acceleration, 'base_acceleration')
     contacts = contacts_from(request.contacts, model.link_names)
     facets = int(request.friction_facets) or DEFAULT_FACETS
-    if facets < 3:
-        raise ValueError(f'friction_facets: expected 0 (= {DEFAULT_FACETS}) or an integer >= 3, '
-                         f'got {facets}')
+    if not 3 <= facets <= MAX_FACETS:   # each facet is a row of the QP per contact
+        raise ValueError(f'friction_facets: expected 0 (= {DEFAULT_FACETS}) or an integer in '
+                         f'[3, {MAX_FACETS}], got {facets}')
     try:
         answer = model.contact_inverse_dynamics(q, v, qdd, contacts,
                                                 unactuated=[base.name] if base.kind else [],
