@@ -304,6 +304,11 @@ def test_the_stream_sends_the_services_torques_and_switches_contacts(solo):
     wait_for(lambda: statuses and statuses[-1].get('contacts_active') == 'FL_FOOT FR_FOOT HL_FOOT',
              30.0, 'the diagnostics to name the active contacts')
     assert int(statuses[-1]['contact_switches']) >= 1 and statuses[-1]['contact_failed'] == '0'
+    # another parameter's set (the node reconfigures its stream) keeps the gait's set
+    assert set_parameters(ros, kd=0.0) == (True, '')
+    del stream.commands[:]
+    wait_for(lambda: stream.sends(q, v, three) or len(stream.commands) > 3, 30.0, 'commands')
+    assert close(stream.commands[-1], three)
     switch.publish(String(data='FL_FOOT NOPE'))   # refused: the three feet stay
     switch.publish(String(data='FL_FOOT FR_FOOT HL_FOOT HR_FOOT'))   # and back to four
     wait_for(lambda: stream.sends(q, v, four), 30.0, 'the four-foot torques again')

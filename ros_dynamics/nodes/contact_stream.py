@@ -122,6 +122,7 @@ class ContactStream:
             raise ParameterError(f'parameter {error}', node.get_logger().name) from None
         self.active = tuple(self._all.values())
         self._base: Optional[BaseJoint] = None
+        self._checked = None   # the model the contacts were checked against
         self._lock = threading.Lock()
         self._subscribed = False
         self.counts = {'contact_answers': 0, 'contact_limited': 0, 'contact_failed': 0,
@@ -141,9 +142,12 @@ class ContactStream:
         if not include_gravity:
             raise ValueError('contacts: the contact-consistent stream carries the robot with '
                              'gravity; include_gravity false cannot go with it')
-        self._all = contact_set(self.frames, self.kind, self.friction, model.link_names)
-        self._base = BaseJoint(model)
-        self.active = tuple(self._all.values())
+        if model is not self._checked:   # a new model (the node reconfigures on every set)
+            contacts = contact_set(self.frames, self.kind, self.friction, model.link_names)
+            with self._lock:   # the gait's active set stays through other parameters' sets
+                self._all, self._checked = contacts, model
+                self._base = BaseJoint(model)
+                self.active = tuple(contacts.values())
         self._subscribe()
 
     def _subscribe(self) -> None:
@@ -154,11 +158,11 @@ class ContactStream:
                                                       reliability=ReliabilityPolicy.RELIABLE))
 
     # ------------------------------------------------------------------ runtime changes
-    def _values(self, parameters) -> Optional[dict]:
-        """Return the contact parameters after ``parameters`` are set, or None if untouched."""
+    def _values(self, parameters, names: tuple = NAMES) -> Optional[dict]:
+        """Return the contact parameters after ``parameters``, None if none of ``names`` is set."""
         changes = {p.name: checked(self._node, p.name, p.value) for p in parameters
                    if p.name in NAMES}
-        if not changes:
+        if not any(name in changes for name in names):
             return None
         values = {'contacts': self.frames, 'contact_kind': self.kind,
                   'contact_friction': self.friction,
@@ -180,7 +184,7 @@ class ContactStream:
         return SetParametersResult(successful=True)
 
     def _apply_set(self, parameters) -> None:
-        values = self._values(parameters)
+        values = self._values(parameters, NAMES[:3])   # include_gravity alone changes nothing
         if values is None:
             return
         model = self._model()
@@ -191,7 +195,7 @@ class ContactStream:
                                     None if model is None else model.link_names)
             self.active = tuple(self._all.values())
             if model is not None:
-                self._base = BaseJoint(model)
+                self._base, self._checked = BaseJoint(model), model
         if self.enabled:
             self._subscribe()
 
