@@ -40,10 +40,10 @@ publishes it at each touchdown and lift-off (``'FL_FOOT HR_FOOT'``; an empty
 string: no foot on the ground). A name not in ``contacts`` or named twice
 refuses the message (warning, ``contact_switches_refused``) and the active
 set stays. Setting ``contacts``, ``contact_kind`` or ``contact_friction``
-makes every contact of ``contacts`` active again. A parameter mistake at
-start-up (an unknown frame, mu <= 0, ``include_gravity`` false with
-contacts) is one ``[ERROR]`` line and exit status 1; at runtime the set is
-refused with the reason.
+makes every contact of ``contacts`` active again (other parameters' sets
+keep the active set). A parameter mistake at start-up (an unknown frame,
+mu <= 0, ``include_gravity`` false with contacts) is one ``[ERROR]`` line
+and exit status 1; at runtime the set is refused with the reason.
 """
 
 import math
