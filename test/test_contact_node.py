@@ -379,7 +379,10 @@ def test_runtime_parameter_mistakes_are_refused_with_the_reason(solo):
 @pytest.mark.parametrize('parameters, said', [
     ({'contacts': ['FL_FOOT', 'NOPE']}, "parameter contacts: 'NOPE' is not a link"),
     ({'contact_friction': 0.0}, 'parameter contact_friction: must be a finite coefficient > 0'),
-], ids=['unknown frame', 'friction 0'])
+    ({'contact_kind': 'foot'}, "parameter contact_kind: 'foot' is not one of point, 6d"),
+    ({'contacts': list(FEET), 'mode': 'inverse_dynamics', 'include_gravity': False},
+     'parameter contacts: the contact-consistent stream carries the robot with gravity'),
+], ids=['unknown frame', 'friction 0', 'kind', 'without gravity'])
 def test_a_start_up_mistake_is_one_error_line(parameters, said):
     node = NodeProcess('inverse_dynamics_node', unique_namespace(),
                        dict({'urdf_path': SOLO, 'root_joint': 'floating'}, **parameters))
