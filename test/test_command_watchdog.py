@@ -76,7 +76,8 @@ def expected_command(parameters: dict) -> np.ndarray:
 
 @contextlib.contextmanager
 def recipe_stream(recipe: str, held: np.ndarray):
-    """Run a recipe's nodes on the 2R arm; yield (producer, watchdog, stream) once 20 came.
+    """
+    Run a recipe's nodes on the 2R arm; yield (producer, watchdog, stream) once 20 came.
 
     20 commands equal to ``held`` (the streamed command, relayed) must have come
     (a state delayed past state_timeout on a busy machine starts the producer's
