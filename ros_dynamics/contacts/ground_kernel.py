@@ -64,7 +64,7 @@ from ros_dynamics.integrators import (accepted_step, block_parts, block_size, bo
 from ros_dynamics.jacobian import jacobian_at_point
 from ros_dynamics.joints import body_count, H_TOLERANCE, model_at, nq_of, state_at
 from ros_dynamics.kinematics import world_poses
-from ros_dynamics.manifold import integrate_into
+from ros_dynamics.manifold import add_transport, integrate_mixed_into, rotate_back
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import add, load3, load9, mat_vec
 
@@ -223,7 +223,7 @@ def ground_advance(model, q, qd, effort, params, wrenches, limits, dt, workspace
     ``ground``: ground_parts' views. Return DONE; NON_FINITE; or -(k + 1)
     when the mass matrix's pivot k vanishes.
     """
-    work, mass, fext, kinematic_work, poses, tau, bias = workspace[:7]
+    work, mass, fext, kinematic_work, poses, tau, bias, transport = workspace[:8]
     header, points, impulses, forces, gaps, lower, jac, y, delassus, free, jac6 = ground
     n, m = qd.shape[0], jac.shape[0]
     joint_torques_into(q, qd, effort, params, limits, tau)
@@ -241,11 +241,14 @@ def ground_advance(model, q, qd, effort, params, wrenches, limits, dt, workspace
             y[j, r] = jac[r, j]
         y[j, m] = tau[j] - bias[j]
     forward_substitute(lower, y)
+    for j in range(n):
+        transport[j] = 0.0
+    add_transport(model, qd, dt, transport)
     erp = header[G_ERP]
     for a in range(m):
         value = 0.0
         for j in range(n):
-            value += jac[a, j] * qd[j] + dt * y[j, a] * y[j, m]
+            value += jac[a, j] * (qd[j] + transport[j]) + dt * y[j, a] * y[j, m]
         if a % 3 == 2:
             gap = gaps[a // 3]
             value += gap / dt if gap >= 0.0 else erp * gap / dt
@@ -266,7 +269,7 @@ def ground_advance(model, q, qd, effort, params, wrenches, limits, dt, workspace
         y[j, m] = value
     back_substitute(lower, y[:, m:])
     for j in range(n):
-        qd_next[j] = qd[j] + y[j, m]
+        qd_next[j] = qd[j] + transport[j] + y[j, m]
     for i in range(impulses.shape[0]):
         touching += impulses[i, 2] > 0.0
         for r in range(3):
@@ -274,8 +277,9 @@ def ground_advance(model, q, qd, effort, params, wrenches, limits, dt, workspace
                             + impulses[i, 1] * header[G_TANGENT2 + r]
                             + impulses[i, 2] * header[G_NORMAL + r]) / dt
     header[G_TOUCHING] = touching
-    if integrate_into(model, q, qd_next, dt, q_next):
+    if integrate_mixed_into(model, q, qd_next, dt, q_next):
         return NON_FINITE
+    rotate_back(model, dt, qd_next)
     return DONE if finite_state(q_next, qd_next) else NON_FINITE
 
 
