@@ -53,7 +53,7 @@ def coordinate_order(model: mujoco.MjModel, joint_names) -> np.ndarray:
 
 
 def mujoco_ground_model(urdf_path: str, feet, radius: float, friction: float, dt: float = 1e-3,
-                        timeconst: float = 0.02, noslip: int = 0) -> mujoco.MjModel:
+                        timeconst: float = 0.02, noslip: int = 0, pd=None) -> mujoco.MjModel:
     """
     Return a floating robot on a plane in MuJoCo: spheres of ``radius`` at the ``feet`` links.
 
@@ -64,7 +64,9 @@ def mujoco_ground_model(urdf_path: str, feet, radius: float, friction: float, dt
     equalities off. Contacts are MuJoCo's soft ones: solref (timeconst, 1)
     (MuJoCo's default 0.02 s; 2 dt is the stiffest it advises) and
     ``noslip`` iterations of its no-slip post-solver (0: its default).
-    Each sphere geom is named after its foot link.
+    Each sphere geom is named after its foot link. pd: None, or (kp, kd): a
+    position actuator on every joint but the free one (force kp (ctrl - q) -
+    kd qd, the controls in our joint order).
     """
     with open(urdf_path) as stream:
         xml = stream.read()
@@ -78,6 +80,12 @@ def mujoco_ground_model(urdf_path: str, feet, radius: float, friction: float, dt
         spec.body(foot).add_geom(name=foot, type=mujoco.mjtGeom.mjGEOM_SPHERE,
                                  size=[radius, 0, 0], friction=[friction, 0, 0],
                                  solref=[timeconst, 1.0])
+    if pd is not None:
+        for joint in spec.joints:
+            if joint.type != mujoco.mjtJoint.mjJNT_FREE:
+                actuator = spec.add_actuator(target=joint.name,
+                                             trntype=mujoco.mjtTrn.mjTRN_JOINT)
+                actuator.set_to_position(kp=pd[0], kv=pd[1])
     spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1],
                             friction=[friction, 0, 0], solref=[timeconst, 1.0])
     model = spec.compile()
