@@ -290,3 +290,83 @@ def test_solo12_dropped_against_mujoco(timeconst):
     weight = forces.sum()
     assert np.allclose(normals, forces, rtol=0.0, atol=1e-3 * weight)
     assert np.isclose(normals.sum(), weight, rtol=1e-3)
+
+
+def test_a_fixed_base_arm_comes_to_rest_on_the_ground():
+    # urdf/planar_2r.urdf released level above a plane 1.5 m below its shoulder: its tool
+    # lands, slides and comes to rest on the plane, its force inside the friction cone
+    robot = RobotModel.from_urdf_file(os.path.join(os.path.dirname(__file__), '..', 'urdf',
+                                                   'planar_2r.urdf'))
+    ground = Ground([ContactPoint('tool')], height=-1.5, friction=0.8)
+    sim = Simulator(robot, q0=[0.0, 0.0], ground=ground, damping=False, friction=False)
+    heights = run(sim, 3000, lambda s: robot.link_pose(s.q, 'tool')[2, 3])
+    assert min(heights) > -1.5 - 1e-9
+    assert np.abs(sim.qd).max() < 1e-9 and abs(heights[-1] + 1.5) < 1e-9
+    force = sim.contact_forces[0]
+    assert force[2] > 0.0 and np.hypot(force[0], force[1]) < 0.8 * force[2]
+
+
+@pytest.mark.parametrize('change, message', [
+    ({'friction': 0.0}, 'ground: friction'),
+    ({'friction': float('nan')}, 'ground: friction'),
+    ({'normal': (0.0, 0.0, 2.0)}, 'normal must be a unit vector'),
+    ({'points': []}, 'ground: points'),
+    ({'points': ['FL_FOOT']}, r'ground: points\[0\]'),
+    ({'erp': 1.5}, 'ground: erp'),
+    ({'iterations': 0}, 'ground: iterations'),
+    ({'height': float('inf')}, 'ground: height'),
+])
+def test_a_bad_ground_is_refused_naming_the_keyword(change, message):
+    fields = {'points': [ContactPoint('box')]}
+    fields.update(change)
+    with pytest.raises(ValueError, match=message):
+        Ground(**fields)
+
+
+def test_the_simulator_refuses_what_the_ground_cannot_do():
+    robot = box_robot()
+    ground = Ground([ContactPoint('box')])
+    with pytest.raises(ValueError, match='contact point on .box.: radius'):
+        ContactPoint('box', radius=-0.1)
+    with pytest.raises(ValueError, match=r"ground: points\[0\]: frame 'bx' is not a link"):
+        Simulator(robot, ground=Ground([ContactPoint('bx')]))
+    with pytest.raises(ValueError, match='integrator: ground contact steps are semi-implicit'):
+        Simulator(robot, integrator='rk4', ground=ground)
+    with pytest.raises(ValueError, match='ground: expected a Ground'):
+        Simulator(robot, ground={'height': 0.0})
+    sim = Simulator(robot, ground=ground)
+    with pytest.raises(ValueError, match='integrator: ground contact'):
+        sim.integrator = 'rk4'
+    with pytest.raises(ValueError, match='ground: contact is impulsive'):
+        sim.acceleration(sim.q, sim.qd)
+    assert Simulator(robot).integrator == 'rk4' and Simulator(robot).contact_forces.shape == (0, 3)
+
+
+def test_solo12_trots_in_place_at_one_millisecond():
+    # diagonal pairs of feet lifted in turn at 2 Hz by the joint PD's references: feet leave
+    # and strike the ground every step cycle; the step stays stable, the forces in their
+    # cones, the feet out of the plane
+    robot, q0 = solo12()
+    ground = Ground([ContactPoint(f, radius=FOOT_RADIUS) for f in FEET], friction=0.8)
+    sim = Simulator(robot, q0=q0, ground=ground, damping=False, friction=False, limits=False)
+    phase = {'FL': 0.0, 'HR': 0.0, 'FR': math.pi, 'HL': math.pi}
+    touching, lowest = [], []
+    for k in range(4000):
+        t = k * 1e-3
+        q_ref = q0.copy()
+        if t > 1.0:   # stand first
+            for leg, offset in phase.items():
+                lift = 0.5 * max(0.0, math.sin(2 * math.pi * 2.0 * t + offset))
+                sign = 1.0 if leg[0] == 'F' else -1.0
+                q_ref[robot.q_slice(f'{leg}_HFE')] += sign * lift
+                q_ref[robot.q_slice(f'{leg}_KFE')] -= sign * 2 * lift
+        sim.set_effort(joint_pd(q_ref, sim.q, sim.qd))
+        sim.step()
+        forces = sim.contact_forces
+        assert np.all(forces[:, 2] >= 0.0)
+        assert np.all(np.hypot(forces[:, 0], forces[:, 1]) <= 0.8 * forces[:, 2] * (1 + 1e-9))
+        touching.append(int(np.count_nonzero(forces[:, 2] > 0.0)))
+        lowest.append(min(robot.link_pose(sim.q, f)[2, 3] for f in FEET) - FOOT_RADIUS)
+    touching = np.array(touching[1500:])
+    assert touching.min() <= 2 and touching.max() == 4   # feet lift off and land
+    assert min(lowest) > -1e-5 and sim.q[2] > 0.15

@@ -117,7 +117,10 @@ class Ground:
 
         ValueError names a point whose frame is not a moving link of the robot.
         """
-        check_frames(robot, as_contacts([Contact(p.frame) for p in self.points]))
+        try:
+            check_frames(robot, as_contacts([Contact(p.frame) for p in self.points]))
+        except ValueError as error:   # named as the user wrote it
+            raise ValueError('ground: ' + str(error).replace('contacts[', 'points[', 1)) from None
         k, n = len(self.points), robot.nv
         data = np.zeros(gk.ground_size.py_func(n, k))
         header = data[:gk.NHEADER]
