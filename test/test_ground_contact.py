@@ -24,7 +24,7 @@ import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.contacts.ground import ContactPoint, Ground
 from ros_dynamics.rollouts import rollout
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation import simulate, SimulationDiverged, Simulator
 
 sys.path.insert(0, os.path.dirname(__file__))
 from robot_data import example_urdf  # noqa: E402, I100
@@ -40,6 +40,7 @@ STANDING = {'FL_HAA': 0.1, 'FL_HFE': 0.8, 'FL_KFE': -1.6, 'FR_HAA': -0.1, 'FR_HF
             'HR_HFE': -0.8, 'HR_KFE': 1.6}   # solo.srdf's 'standing'
 FOOT_RADIUS = 0.01
 KP, KD = 5.0, 0.1   # joint PD (N m/rad, N m s/rad)
+ARM = os.path.join(os.path.dirname(__file__), '..', 'urdf', 'planar_2r.urdf')
 
 
 def box_robot() -> RobotModel:
@@ -150,14 +151,14 @@ def test_sphere_rolls_off_at_five_sevenths():
     assert abs(sim.q[2] - r) < 1e-9
 
 
-@pytest.mark.parametrize('seed', range(4))
-def test_dropped_box_comes_to_rest_without_creating_energy(seed):
+def check_drop(seed: int, friction: float, steps: int = 2000) -> None:
+    """Drop the box with a random pose and spin from 0.3 m: the checks of the drop tests."""
     rng = np.random.default_rng(seed)
     robot = box_robot()
     quaternion = rng.normal(size=4)
     q0 = np.concatenate([[0.0, 0.0, 0.3], quaternion / np.linalg.norm(quaternion)])
     v0 = np.concatenate([rng.uniform(-1, 1, 3), rng.uniform(-5, 5, 3)])
-    sim = Simulator(robot, q0=q0, qd0=v0, ground=Ground(corners(), friction=0.6))
+    sim = Simulator(robot, q0=q0, qd0=v0, ground=Ground(corners(), friction=friction))
     start = sim.energy()
     points = np.array([point.position for point in corners()])
 
@@ -165,17 +166,31 @@ def test_dropped_box_comes_to_rest_without_creating_energy(seed):
         pose = robot.link_pose(s.q, 'box')
         return s.energy(), (pose[:3, :3] @ points.T)[2].min() + pose[2, 3]
 
-    records = np.array(run(sim, 2000, record))
+    records = np.array(run(sim, steps, record))
     energy, lowest = records[:, 0], records[:, 1]
     # never through the plane beyond the documented bound (docs/contacts.md): 10 um (measured
     # at most 0.9 um in 8 such drops)
-    assert lowest.min() > -1e-5
+    assert lowest.min() > -1e-5, f'seed {seed}'
     # energy never above the start's, no step adds more than 1 uJ (the push-out of a
     # penetration: measured at most 0.04 uJ), and it falls to rest on a face
-    assert energy.max() <= start
-    assert np.diff(np.r_[start, energy]).max() < 1e-6
-    assert np.linalg.norm(sim.qd) < 1e-6
-    assert min(abs(sim.q[2] - s / 2) for s in SIDES) < 1e-6
+    assert energy.max() <= start, f'seed {seed}'
+    assert np.diff(np.r_[start, energy]).max() < 1e-6, f'seed {seed}'
+    assert np.linalg.norm(sim.qd) < 1e-6, f'seed {seed}'
+    assert min(abs(sim.q[2] - s / 2) for s in SIDES) < 1e-6, f'seed {seed}'
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_dropped_box_comes_to_rest_without_creating_energy(seed):
+    check_drop(seed, 0.6)
+
+
+@pytest.mark.fuzz
+def test_dropped_box_fuzz():
+    """check_drop at 20 x ROS_DYNAMICS_FUZZ_SCALE seeds, friction from 0.1 to 1.5, 3 s each."""
+    scale = float(os.environ.get('ROS_DYNAMICS_FUZZ_SCALE', '1'))
+    rng = np.random.default_rng(11)
+    for seed in range(100, 100 + max(1, int(20 * scale))):
+        check_drop(seed, float(rng.uniform(0.1, 1.5)), steps=3000)
 
 
 def test_rollout_is_the_simulator_stepped_by_hand():
@@ -195,6 +210,20 @@ def test_rollout_is_the_simulator_stepped_by_hand():
             sim.set_effort(effort[b, k])
             sim.step()
             assert np.array_equal(sim.q, q[b, k + 1]) and np.array_equal(sim.qd, qd[b, k + 1])
+
+
+def test_simulate_takes_the_ground():
+    robot = box_robot()
+    q0, v0 = [0, 0, 0.1, 0, 0, 0, 1], [1.0, 0, 0, 0, 0, 2.0]
+    ground = Ground(corners(), friction=0.4)
+    t, q, qd = simulate(robot, q0, v0, 0.3, ground=ground)
+    sim = Simulator(robot, q0=q0, qd0=v0, ground=ground)
+    run(sim, 300)
+    assert t.shape == (301,) and np.array_equal(q[-1], sim.q) and np.array_equal(qd[-1], sim.qd)
+    arm = RobotModel.from_urdf_file(ARM)
+    with pytest.raises(ValueError, match='ground: contact is impulsive'):
+        simulate(arm, [0, 0], [0, 0], 0.1, method='RK45',
+                 ground=Ground([ContactPoint('tool')], height=-1.5))
 
 
 def solo12() -> tuple:
@@ -295,8 +324,7 @@ def test_solo12_dropped_against_mujoco(timeconst):
 def test_a_fixed_base_arm_comes_to_rest_on_the_ground():
     # urdf/planar_2r.urdf released level above a plane 1.5 m below its shoulder: its tool
     # lands, slides and comes to rest on the plane, its force inside the friction cone
-    robot = RobotModel.from_urdf_file(os.path.join(os.path.dirname(__file__), '..', 'urdf',
-                                                   'planar_2r.urdf'))
+    robot = RobotModel.from_urdf_file(ARM)
     ground = Ground([ContactPoint('tool')], height=-1.5, friction=0.8)
     sim = Simulator(robot, q0=[0.0, 0.0], ground=ground, damping=False, friction=False)
     heights = run(sim, 3000, lambda s: robot.link_pose(s.q, 'tool')[2, 3])
@@ -340,6 +368,20 @@ def test_the_simulator_refuses_what_the_ground_cannot_do():
     with pytest.raises(ValueError, match='ground: contact is impulsive'):
         sim.acceleration(sim.q, sim.qd)
     assert Simulator(robot).integrator == 'rk4' and Simulator(robot).contact_forces.shape == (0, 3)
+
+
+def test_a_nan_effort_pauses_the_simulation_and_a_finite_one_resumes_it():
+    robot = box_robot()
+    sim = Simulator(robot, q0=[0, 0, SIDES[2] / 2, 0, 0, 0, 1], ground=Ground(corners()))
+    sim.step(5)
+    q = sim.q.copy()
+    sim.set_effort([np.nan, 0, 0, 0, 0, 0])
+    with pytest.raises(SimulationDiverged, match='non-finite; kept the last good state'):
+        sim.step()
+    assert np.array_equal(sim.q, q)
+    sim.set_effort(np.zeros(6))
+    sim.step(10)
+    assert np.isclose(sim.contact_forces[:, 2].sum(), MASS * G, rtol=1e-9)
 
 
 def test_solo12_trots_in_place_at_one_millisecond():

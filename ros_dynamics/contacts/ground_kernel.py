@@ -160,10 +160,15 @@ def gauss_seidel(delassus, free, header, impulses):
     """
     Solve the contact problem (module doc) for the impulses (k, 3), warm-started; return sweeps.
 
-    ``free`` (3 k): u at lambda = 0 plus each normal row's s_i.
+    ``free`` (3 k): u at lambda = 0 plus each normal row's s_i. Non-finite
+    starting impulses (those of a step refused for a NaN) start from zero.
     """
     k = impulses.shape[0]
     mu, tolerance = header[G_FRICTION], header[G_TOLERANCE]
+    for i in range(k):   # a refused step's (a NaN effort's) impulses start nothing
+        if not (math.isfinite(impulses[i, 0]) and math.isfinite(impulses[i, 1])
+                and math.isfinite(impulses[i, 2])):
+            impulses[i, 0], impulses[i, 1], impulses[i, 2] = 0.0, 0.0, 0.0
     sweeps = int(header[G_ITERATIONS])
     for sweep in range(sweeps):
         change, largest = 0.0, 0.0
