@@ -103,6 +103,22 @@ def test_sliding_box_decelerates_at_mu_g(direction):
     assert abs(np.linalg.norm(sim.q[:2]) - distance) < speed * dt
 
 
+@pytest.mark.parametrize('push', [5.0, 15.0])
+def test_a_pushed_box_sticks_or_slides(push):
+    # a horizontal force at the centre (set_wrenches, world axes): the box stays while it is
+    # below mu m g (9.81 N at mu 0.5), else accelerates at (F - mu m g) / m
+    mu = 0.5
+    robot = box_robot()
+    sim = Simulator(robot, q0=[0, 0, SIDES[2] / 2, 0, 0, 0, 1],
+                    ground=Ground(corners(bottom_only=True), friction=mu))
+    sim.set_wrenches({'box': [push, 0, 0, 0, 0, 0]})
+    run(sim, 200)
+    acceleration = max(0.0, (push - mu * MASS * G) / MASS)
+    assert np.isclose(sim.qd[0], acceleration * 0.2, rtol=1e-9, atol=1e-12)
+    friction = sim.contact_forces.sum(axis=0)[0]
+    assert np.isclose(friction, -min(push, mu * MASS * G), rtol=1e-9)
+
+
 @pytest.mark.parametrize('angle, mu', [(0.3, 0.5), (0.45, 0.5), (0.3, 0.25)])
 def test_box_on_an_incline_sticks_or_slides(angle, mu):
     # the plane's normal tilted by ``angle`` about y, the box lying on it; downhill is +x'
@@ -210,6 +226,19 @@ def test_rollout_is_the_simulator_stepped_by_hand():
             sim.set_effort(effort[b, k])
             sim.step()
             assert np.array_equal(sim.q, q[b, k + 1]) and np.array_equal(sim.qd, qd[b, k + 1])
+
+
+@pytest.mark.parametrize('count', [10, 100])
+def test_a_block_of_steps_is_the_same_steps_one_by_one(count):
+    # step(count): through the C callback below 64 steps, numba's dispatcher from there
+    robot = box_robot()
+    ground = Ground(corners(), friction=0.4)
+    one, block = (Simulator(robot, q0=[0, 0, 0.1, 0, 0, 0, 1], qd0=[1.0, 0, 0, 1.0, 0, 2.0],
+                            ground=ground) for _ in range(2))
+    run(one, count)
+    block.step(count)
+    assert np.array_equal(one.q, block.q) and np.array_equal(one.qd, block.qd)
+    assert np.array_equal(one.contact_forces, block.contact_forces) and block.t == one.t
 
 
 def test_simulate_takes_the_ground():
