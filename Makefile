@@ -34,14 +34,14 @@ build: setup
 	  || echo "build: WARNING: the kernels were not compiled now (above), the first run compiles them"
 
 test: setup-test build
-	@$(WITH_ROS) python -m pytest test -m "not timing" -p no:cacheprovider -ra --durations=25 $(PYTEST_ARGS)
+	@$(WITH_ROS) python -m pytest test -p no:cacheprovider -ra --durations=25 $(PYTEST_ARGS)
 
 # the fuzzers with 20 times the test budget (prints the cases per outcome class), then the
 # 10-minute soak of the feedforward stream (SOAK_MINUTES)
 fuzz: setup-test build
 	@summary=$$(mktemp); \
 	ROS_DYNAMICS_FUZZ_SCALE=$${ROS_DYNAMICS_FUZZ_SCALE:-20} ROS_DYNAMICS_FUZZ_SUMMARY=$$summary \
-	  $(WITH_ROS) python -m pytest test -m "fuzz or timing" -p no:cacheprovider -q $(PYTEST_ARGS); \
+	  $(WITH_ROS) python -m pytest test -m fuzz -p no:cacheprovider -q $(PYTEST_ARGS); \
 	status=$$?; echo "== fuzzing summary"; cat $$summary; rm -f $$summary; \
 	[ $$status -eq 0 ] || exit $$status; \
 	echo "== soak: the 1 kHz feedforward stream for $${SOAK_MINUTES:-10} minutes"; \

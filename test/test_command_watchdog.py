@@ -10,20 +10,25 @@ the command lines ``bringup --config`` runs) on the 2R arm (``robot:=``,
 ``joints:=``, ``size:=`` the only overrides), in a namespace of their own.
 This test's subscription on ``effort_controller/commands`` stands for the
 effort controller (``JointGroupEffortController`` applies the last command
-it received). After ``inverse_dynamics_node`` is killed with SIGKILL
+it received). The producer's commands are stamped (``effort_commands``,
+``sensor_msgs/JointState``) and the watchdog drops those older than its
+``command_timeout``. After ``inverse_dynamics_node`` is killed with SIGKILL
 mid-stream:
 
 * on ``feedforward`` (the producer's own topic, what the controller would
   get without the watchdog) nothing more arrives: a controller that holds
   its last command holds it for ever;
-* on ``effort_controller/commands`` the watchdog sends the last command
-  times a factor that falls (never rises) from at most 1 to an exact zero,
-  then nothing.
+* on ``effort_controller/commands`` every command is a factor of the
+  streamed one; from the last full one the factors fall (never rise) to an
+  exact zero, in at least three steps (a ramp, not a step), and nothing
+  comes after the zero (no backlog of old commands relayed).
 
-The ramp's shape is checked on the commands' own factors (the watchdog's
-clock), the times (arrival after the last streamed command, steady clock)
-are printed and bounded only loosely above (a loaded machine delivers
-late, not early).
+Only the controller's own topic is judged (no matching against a copy of
+the producer's topic, which this process receives late on a loaded
+machine), and ramps before the kill are allowed: on a busy machine a
+50 ms ``command_timeout`` may rightly fire while the producer lives. The
+times (steady clock, after the kill) are printed and bounded only loosely
+above (a loaded machine delivers late, not early).
 """
 
 import contextlib
@@ -70,8 +75,13 @@ def expected_command(parameters: dict) -> np.ndarray:
 
 
 @contextlib.contextmanager
-def recipe_stream(recipe: str):
-    """Run a recipe's nodes on the 2R arm; yield (producer, watchdog, stream) once 30 came."""
+def recipe_stream(recipe: str, held: np.ndarray):
+    """Run a recipe's nodes on the 2R arm; yield (producer, watchdog, stream) once 20 came.
+
+    20 commands equal to ``held`` (the streamed command, relayed) must have come
+    (a state delayed past state_timeout on a busy machine starts the producer's
+    own ramp in between).
+    """
     namespace = unique_namespace()
     commands = recipe_commands(recipe, {'robot': TWO_R, 'namespace': namespace,
                                         'joints': '[shoulder, elbow]', 'size': '2'})
@@ -85,9 +95,10 @@ def recipe_stream(recipe: str):
         ros.node.create_subscription(
             Float64MultiArray, 'effort_controller/commands',
             lambda m: stream.controller.append((time.monotonic(), np.array(m.data))), 100)
-        ros.node.create_subscription(
-            Float64MultiArray, 'feedforward',
-            lambda m: stream.direct.append((time.monotonic(), np.array(m.data))), 100)
+        ros.node.create_subscription(   # (stamp in ns, efforts)
+            JointState, 'feedforward', lambda m: stream.direct.append(
+                (m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec,
+                 np.array(m.effort))), 100)
         states = ros.node.create_publisher(JointState, 'joint_states', qos_profile_sensor_data)
         reference = ros.node.create_publisher(JointTrajectoryPoint, 'reference', 10)
 
@@ -101,72 +112,67 @@ def recipe_stream(recipe: str):
                 states.publish(message)
                 time.sleep(0.01)
         stream.publish = publish
-        wait_for(lambda: publish() or len(stream.controller) >= 30, 90.0,
-                 '30 commands through the watchdog')
+
+        def streamed() -> int:
+            return sum(1 for _, c in stream.controller
+                       if np.allclose(c, held, rtol=0.0, atol=1e-12))
+        wait_for(lambda: publish() or streamed() >= 20, 90.0,
+                 '20 streamed commands through the watchdog')
+        stream.now = lambda: ros.node.get_clock().now().nanoseconds
         yield processes['inverse_dynamics'], processes['command_watchdog'], stream
 
 
-def ramp_after(stream, held: np.ndarray) -> tuple:
+def ramp_after(stream, held: np.ndarray, since: float) -> tuple:
     """
-    Return (arrival of the last relayed command before it, [(arrival, factor)]) of the ramp.
+    Return (arrival of the last full command, [(arrival, factor)] from it to the zero).
 
-    The controller's commands are the producer's (``stream.direct``, relayed
-    unchanged and in order) and the watchdog's own: matched from the end
-    against the producer's sequence, the first of its own starts the ramp,
-    which ends at its zero. Every command is checked to be factor * held (the producer's
-    own stale ramp, on a delayed state, is one too).
+    Every command on the controller's topic must be factor * held (the
+    producer's streamed command, its own stale ramp on a delayed state, the
+    watchdog's ramp); the zero is the first exact zero that arrived after
+    ``since`` and nothing may follow it; from the last full command (factor
+    1) before it the factors never rise.
     """
-    own, k = [], len(stream.direct) - 1   # from the end: the first ones predate discovery
-    for index in reversed(range(len(stream.controller))):
-        if k >= 0 and np.array_equal(stream.controller[index][1], stream.direct[k][1]):
-            k -= 1
-        else:
-            own.insert(0, index)
-    assert own, 'no command of the watchdog'
     factors = [float(c @ held / (held @ held)) for _, c in stream.controller]
     for (_, command), factor in zip(stream.controller, factors):
         assert np.allclose(command, factor * held, atol=1e-12), (command, held)
-    assert sum(1 for f in factors if f == 1.0) >= 20, 'the streamed command'
-    first = own[0]
-    end = next(i for i in range(first, len(factors)) if factors[i] == 0.0)
-    assert own[:end - first + 1] == list(range(first, end + 1)), 'one run of its own'
-    ramp = [(stream.controller[i][0], factors[i]) for i in range(first, end + 1)]
-    values = [factors[first - 1]] + [f for _, f in ramp]
+    end = next(i for i, (t, _) in enumerate(stream.controller)
+               if t > since and factors[i] == 0.0)
+    assert end == len(factors) - 1, ('commands after the zero', factors[end:])
+    first = max(i for i in range(end) if abs(factors[i] - 1.0) <= 1e-12)
+    values = factors[first:end + 1]
     assert all(b <= a + 1e-12 for a, b in zip(values, values[1:])), values
-    return stream.controller[first - 1][0], ramp
+    return stream.controller[first][0], [(stream.controller[i][0], factors[i])
+                                         for i in range(first + 1, end + 1)]
 
 
-@pytest.mark.timing   # make fuzz, not make test: see the marker in setup.cfg
 @pytest.mark.parametrize('recipe', ['effort_interface', 'franka', 'ur'])
 def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
     parameters = recipe_parameters(recipe)
     watchdog = parameters['command_watchdog']
-    with recipe_stream(recipe) as (producer, relay, stream):
-        os.killpg(producer.process.pid, signal.SIGKILL)
-        killed = time.monotonic()
-        wait_for(lambda: any(not c.any() for t, c in stream.controller if t > killed), 30.0,
-                 "the watchdog's zero")
-        time.sleep(0.5)   # anything after the zero would arrive here
-        assert relay.alive(), relay.output()
     held = expected_command(parameters['inverse_dynamics'])
     assert np.abs(held).max() > 0.1, held
-    # the producer's own topic: silent from the kill on (commands in flight excepted)
-    assert stream.direct[-1][0] < killed + 0.2, 'the producer published after its SIGKILL'
-    stream_end, after = ramp_after(stream, held)
+    with recipe_stream(recipe, held) as (producer, relay, stream):
+        os.killpg(producer.process.pid, signal.SIGKILL)
+        killed, killed_stamp = time.monotonic(), stream.now()
+        wait_for(lambda: any(not c.any() for t, c in stream.controller if t > killed), 30.0,
+                 "the watchdog's zero")
+        time.sleep(1.0)   # anything after the zero would arrive here
+        assert relay.alive(), relay.output()
+    # the producer's own topic: nothing stamped after the kill (the stamps, not this
+    # process's late delivery, tell)
+    assert max(stamp for stamp, _ in stream.direct) < killed_stamp, 'published after SIGKILL'
+    stream_end, after = ramp_after(stream, held, killed)
     factors = [f for _, f in after]
-    assert 0.0 <= factors[0] < 1.0, factors
-    assert after[-1][0] == stream.controller[-1][0], 'one zero, then nothing'
     assert len(after) >= 3, ('a ramp, not a step', factors)   # 50 Hz: 10 over 0.2 s
-    first, zero = after[0][0] - stream_end, after[-1][0] - stream_end
+    zero = after[-1][0] - killed
     timeout, duration = watchdog['command_timeout'], watchdog['stale_duration']
-    assert first <= timeout + 1.5 and zero <= timeout + duration + 2.0, (first, zero)
-    print(f'{recipe}: last streamed command held {first * 1e3:.0f} ms (command_timeout '
-          f'{timeout} s), then a ramp of {len(after) - 1} commands, zero at '
-          f'{zero * 1e3:.0f} ms (stale_duration {duration} s); on feedforward nothing after '
-          f'the kill')
+    assert zero <= timeout + duration + 2.0, zero
+    print(f'{recipe}: last full command {1e3 * (stream_end - killed):+.0f} ms from the kill '
+          f'(command_timeout {timeout} s), then {len(after) - 1} commands falling to zero '
+          f'at {zero * 1e3:.0f} ms after the kill (stale_duration {duration} s); on '
+          f'feedforward nothing after the kill')
 
 
-@pytest.mark.timing
 def test_a_stalled_producer_is_ramped_out_and_takes_over_again():
     """
     SIGSTOP (a stall: the process alive, no command), then SIGCONT.
@@ -176,7 +182,7 @@ def test_a_stalled_producer_is_ramped_out_and_takes_over_again():
     streamed torque: a stall longer than command_timeout is not bridged).
     """
     held = expected_command(recipe_parameters('effort_interface')['inverse_dynamics'])
-    with recipe_stream('effort_interface') as (producer, relay, stream):
+    with recipe_stream('effort_interface', held) as (producer, relay, stream):
         os.killpg(producer.process.pid, signal.SIGSTOP)
         stopped = time.monotonic()
         try:
@@ -185,15 +191,60 @@ def test_a_stalled_producer_is_ramped_out_and_takes_over_again():
         finally:
             os.killpg(producer.process.pid, signal.SIGCONT)
         resumed = time.monotonic()
+        zero = next(t for t, c in stream.controller if t > stopped and not c.any())
         wait_for(lambda: stream.publish() or sum(
             1 for t, c in stream.controller if t > resumed and np.allclose(c, held)) >= 10,
             30.0, 'the stream again')
         assert producer.alive() and relay.alive(), producer.output() + relay.output()
-    _, ramp = ramp_after(stream, held)
+    stalled = [(t, c) for t, c in stream.controller if t <= zero]
+    _, ramp = ramp_after(types.SimpleNamespace(controller=stalled), held, stopped)
     assert len(ramp) >= 3 and ramp[-1][1] == 0.0, ramp
     again = next(t for t, c in stream.controller if t > resumed and np.allclose(c, held))
     print(f'stalled producer: ramp of {len(ramp) - 1} commands, zero; resumed: the stream '
           f'relayed again {1e3 * (again - resumed):.0f} ms after SIGCONT')
+
+
+def test_stamped_commands_older_than_the_timeout_are_not_relayed():
+    """
+    A stamped watchdog drops what is late or from the future, and names why.
+
+    The backlog a starved watchdog would find on waking is a queue of
+    commands stamped before its timeout: none is relayed, none resets the
+    watchdog. Names pick the efforts (``joints``), in the watchdog's order.
+    """
+    namespace = unique_namespace()
+    parameters = {'stamped': True, 'joints': ['b', 'a'], 'command_timeout': 0.2,
+                  'on_stale': 'zero'}
+    with NodeProcess('command_watchdog', namespace, parameters) as node, \
+            RosClient(namespace) as ros:
+        out = []
+        ros.node.create_subscription(Float64MultiArray, 'commands_out',
+                                     lambda m: out.append(list(m.data)), 100)
+        publisher = ros.node.create_publisher(JointState, 'commands_in', 10)
+        wait_for(lambda: publisher.get_subscription_count() == 1, 30.0, 'the watchdog')
+
+        def command(effort, age=0.0, names=('a', 'b')) -> JointState:
+            message = JointState(name=list(names), effort=list(effort))
+            stamp = ros.node.get_clock().now().nanoseconds - int(age * 1e9)
+            message.header.stamp.sec, message.header.stamp.nanosec = divmod(stamp,
+                                                                            1_000_000_000)
+            return message
+        # (until the watchdog's publisher has matched this subscription too, one may be lost)
+        wait_for(lambda: publisher.publish(command([1.0, 2.0])) or time.sleep(0.5) or out,
+                 20.0, 'the command relayed')
+        wait_for(lambda: out[-1] == [0.0, 0.0], 10.0, 'the zero of its timeout')
+        assert all(c == [2.0, 1.0] for c in out[:-1]), out
+        relayed = len(out)
+        # old (a backlog), from the future, without b: dropped, and no new zero
+        for message in (command([3.0, 4.0], age=0.5), command([3.0, 4.0], age=-0.5),
+                        command([3.0], names=('a',))):
+            publisher.publish(message)
+        time.sleep(0.6)
+        assert len(out) == relayed, out
+        output = node.output()
+        for why in ('s ago, older than command_timeout 0.2 s', 's in the future',
+                    'no effort for b'):
+            assert why in output, output
 
 
 def test_the_watchdog_relays_checked_commands_and_refuses_bad_sets():
@@ -211,7 +262,7 @@ def test_the_watchdog_relays_checked_commands_and_refuses_bad_sets():
         wait_for(lambda: out, 10.0, 'the relayed command')
         time.sleep(0.3)
         assert out == [[1.0, 2.0]], out
-        assert 'dropped a command of 3 values (size 2' in node.output(), node.output()
+        assert 'dropped a command: 3 values (size 2' in node.output(), node.output()
         # after a zero command (a producer's own ramp ends in one) there is nothing to release
         assert set_parameters(ros, 'command_watchdog', on_stale='zero').successful
         publisher.publish(Float64MultiArray(data=[0.0, 0.0]))

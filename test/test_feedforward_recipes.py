@@ -117,6 +117,11 @@ def test_each_recipe_feeds_what_its_robot_expects(recipe):
     _, _, remappings = from_command_line(commands['command_watchdog'][1], 'command_watchdog')
     assert remappings == {'commands_in': 'feedforward',
                           'commands_out': 'effort_controller/commands'}
+    # stamped commands: the producer's effort_commands (JointState) are what the watchdog takes
+    _, _, remappings = from_command_line(commands['inverse_dynamics'][1], 'inverse_dynamics')
+    assert remappings['effort_commands'] == 'feedforward', remappings
+    assert dynamics['publish_joint_state'] is True and watchdog['stamped'] is True
+    assert watchdog['joints'] == dynamics['joints']
     # Franka's and UR's torque interfaces add gravity (and friction) themselves
     compensated = recipe in ('franka', 'ur')
     assert dynamics['include_gravity'] is not compensated

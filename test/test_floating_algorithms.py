@@ -12,8 +12,8 @@ included) and J-dot qd, Khatib's operational space, the regressor with its base 
 payloads, armature and friction (actuated joints only), mimic joints and a closed chain on a
 floating base, at random states, single and batched, on solo12 (free-flyer), TIAGo (planar),
 a ball joint and a ball joint below a free-flyer (both built by hand in Pinocchio: urdfdom
-reads no spherical joint; pybullet_data's spherical_joint_limit.urdf is not used because
-pybullet is not installed here).
+reads no spherical joint; pybullet_data's spherical_joint_limit.urdf is in
+test_floating_base.py).
 
 Which example-robot-data robots load with a free-flyer root (Pinocchio's
 ``buildModelFromUrdf(path, JointModelFreeFlyer())``, ours ``root_joint='floating'``): all 39

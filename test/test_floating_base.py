@@ -10,6 +10,7 @@ written in the URDF (``type="spherical"``, as PyBullet reads it). Our coordinate
 Pinocchio's but for continuous joints (one angle here, (cos, sin) there).
 """
 
+import os
 import warnings
 
 import numpy as np
@@ -224,6 +225,40 @@ def test_a_ball_joint_in_the_urdf():
                               pin.rnea(model, twin.data, qp, qd, qdd)) < TOLERANCE
         assert relative_error(robot.forward_dynamics(q, qd, qdd),
                               pin.aba(model, twin.data, qp, qd, qdd)) < TOLERANCE
+
+
+def test_pybullet_datas_spherical_joint_urdf():
+    """
+    The ball-joint URDF of PyBullet (pybullet_data/spherical_joint_limit.urdf), as we read it.
+
+    Compared with Pinocchio's model of the same numbers built by hand (urdfdom
+    reads no spherical joint): the neck on a JointModelSpherical 1 m above the
+    chest, 1 kg at (0, 0, 0.3), inertia diag(0.01, 0.001, 0.001); the file's
+    ``<limit lower upper twist>`` (PyBullet's cone limits) is not a dynamics term.
+    """
+    pybullet_data = pytest.importorskip('pybullet_data')
+    path = os.path.join(pybullet_data.getDataPath(), 'spherical_joint_limit.urdf')
+    robot = RobotModel.from_urdf_file(path)
+    model = pin.Model()
+    neck = model.addJoint(0, pin.JointModelSpherical(),
+                          pin.SE3(np.eye(3), np.array([0.0, 0.0, 1.0])), 'neck')
+    model.appendBodyToJoint(neck, pin.Inertia(1.0, np.array([0.0, 0.0, 0.3]),
+                                              np.diag([0.01, 0.001, 0.001])), pin.SE3.Identity())
+    assert (robot.nq, robot.nv, tuple(robot.joint_names)) == (4, 3, ('neck',))
+    twin = Twin(robot, model)
+    rng = np.random.default_rng(23)
+    states = [twin.random_state(rng) for _ in range(4)]
+    for q, qd, qdd in states:
+        qp = twin.pin_q(q)
+        assert relative_error(robot.inverse_dynamics(q, qd, qdd),
+                              pin.rnea(model, twin.data, qp, qd, qdd)) < TOLERANCE
+        assert relative_error(robot.mass_matrix(q), pin.crba(model, twin.data, qp)) < TOLERANCE
+        assert relative_error(robot.forward_dynamics(q, qd, qdd),
+                              pin.aba(model, twin.data, qp, qd, qdd)) < TOLERANCE
+    q, qd, qdd = (np.array(column) for column in zip(*states))
+    batched = robot.inverse_dynamics(q, qd, qdd)
+    assert relative_error(batched, np.array([pin.rnea(model, twin.data, twin.pin_q(a), b, c)
+                                             for a, b, c in zip(q, qd, qdd)])) < TOLERANCE
 
 
 def test_neutral_configuration_is_pinocchios(twin):

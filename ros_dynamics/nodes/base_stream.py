@@ -28,7 +28,8 @@ rows and columns of the robot's dynamics at the latest base state,
 The base rows (the wrench the base needs) are not sent: for a base carried
 by the ground (a mobile manipulator) the wheels and the ground give them.
 A legged robot's base is carried by its feet, through contact forces that
-these rows do not distribute: that needs the contacts of issue 30.
+these rows do not distribute: the ``contacts`` parameters do that
+(nodes/contact_stream.py).
 
 The base state obeys the stream's staleness rules: a command is sent only
 when the latest odometry was received within ``state_timeout`` s and is
@@ -152,6 +153,17 @@ class ActuatedModel:
     def _q(self, q: np.ndarray) -> np.ndarray:
         base = self.base
         return base.join(self._state()[0], q, base.q_index, self.model.nq)
+
+    def full_state(self, q, qd) -> tuple:
+        """
+        Return (q (nq,), v (nv,)) of the whole model: the odometry's base state, then the joints.
+
+        q, qd (dof,): the actuated joints' positions and velocities (rad or m, rad/s or m/s).
+        """
+        base, model = self.base, self.model
+        q_base, v_base = self._state()
+        return (base.join(q_base, q, base.q_index, model.nq),
+                base.join(v_base, qd, base.v_index, model.nv))
 
     def gravity_torques(self, q) -> np.ndarray:
         """Return the actuated rows of g(q) (N m) at the base pose of the odometry."""

@@ -27,6 +27,21 @@ model and compiles nothing: it starts in well under a second and has
 little that can fail. Commands whose length is not ``size`` (when > 0) or
 that hold a value that is not finite are dropped, counted and logged.
 
+Stamped commands (``stamped: true``, what the recipes use): ``commands_in``
+is then a ``sensor_msgs/JointState`` whose ``effort`` is the command and whose
+``header.stamp`` says when it was computed (``inverse_dynamics_node``'s
+``effort_commands`` with ``publish_joint_state: true``). A command older than
+``command_timeout`` by this node's clock when it is taken off the queue is
+dropped, not relayed, and does not count as a sign of life: a watchdog that
+was itself starved of CPU and wakes to a queue of old commands relays none of
+them after its ramp (an unstamped relay cannot tell them from fresh ones). A
+command stamped more than ``command_timeout`` in the future is dropped too
+(the clocks disagree: the log line says by how much). So the producer's and
+this node's clocks must agree to well within ``command_timeout`` (one
+machine, or chrony/PTP between two; ``use_sim_time`` on both or neither).
+With ``joints`` set, the efforts are taken by name in that order (a command
+missing one is dropped); else in the message's order.
+
 Both topics are reliable, depth 10 (what ``JointGroupEffortController``'s
 subscription and the producers' publishers use). Latency: one extra hop
 through DDS (test/test_command_watchdog.py measures it).
@@ -42,6 +57,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_dynamics.nodes.common import main_for
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
+from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -68,6 +84,16 @@ class CommandWatchdog(Node):
         self._size = declare(self, 'size', 0,
                              "number of efforts of every command (the controller's joints); "
                              '0: any, else other lengths are dropped', value_range=(0, 10000))
+        self._stamped = declare(
+            self, 'stamped', False,
+            'commands_in is sensor_msgs/JointState (effort, header.stamp): commands older '
+            'than command_timeout by the node clock are dropped; false: Float64MultiArray',
+            read_only=True)
+        self._joints = [j for j in declare(
+            self, 'joints', [''],
+            'stamped: take the efforts by these names, in this order (a command without one '
+            'is dropped); [] or [""]: in the message order', flexible=True, read_only=True)
+            if j]
         problem = self._check(self._timeout, self._on_stale)
         if problem:
             raise ParameterError(f'parameter {problem}', self.get_logger().name)
@@ -76,11 +102,15 @@ class CommandWatchdog(Node):
         self._output = self.create_publisher(Float64MultiArray, 'commands_out', COMMAND_QOS)
         self._policy = StalePolicy(self, self._send, time.monotonic, lambda: self._timeout,
                                    self._on_stale, self._duration)
-        self.create_subscription(Float64MultiArray, 'commands_in', self._on_command,
-                                 COMMAND_QOS)
+        if self._stamped:
+            self.create_subscription(JointState, 'commands_in', self._on_stamped, COMMAND_QOS)
+        else:
+            self.create_subscription(Float64MultiArray, 'commands_in', self._on_command,
+                                     COMMAND_QOS)
         self.add_on_set_parameters_callback(self._on_parameters)
         self.get_logger().info(
-            f'relaying commands_in to commands_out; after {self._timeout} s without a '
+            f'relaying commands_in ({"stamped" if self._stamped else "unstamped"}) to '
+            f'commands_out; after {self._timeout} s without a '
             f'command: on_stale {self._on_stale} (stale_duration {self._duration} s)')
 
     @staticmethod
@@ -111,14 +141,54 @@ class CommandWatchdog(Node):
         """Publish a command of the stale policy (its lock held)."""
         self._output.publish(Float64MultiArray(data=efforts.tolist()))
 
+    def _dropped(self, why: str) -> str:
+        """
+        Count a dropped command and return its log line.
+
+        Each cause logs from a line of its own: rclpy throttles per call site,
+        so one cause does not hide another.
+        """
+        self.dropped += 1
+        return f'dropped a command: {why} ({self.dropped} dropped)'
+
     def _on_command(self, message: Float64MultiArray) -> None:
-        efforts = np.array(message.data, dtype=float)
+        self._relay(np.array(message.data, dtype=float), message)
+
+    def _on_stamped(self, message: JointState) -> None:
+        """Relay a stamped command that is not older than command_timeout (node clock)."""
+        stamp = message.header.stamp
+        age = (self.get_clock().now().nanoseconds
+               - (stamp.sec * 1_000_000_000 + stamp.nanosec)) * 1e-9
+        if age > self._timeout:
+            self.get_logger().warning(self._dropped(
+                f'stamped {age:.3f} s ago, older than command_timeout {self._timeout} s'),
+                throttle_duration_sec=5.0)
+            return
+        if age < -self._timeout:
+            self.get_logger().warning(self._dropped(
+                f'stamped {-age:.3f} s in the future: the clock of its producer is ahead of '
+                f'this node clock (or use_sim_time differs between them)'),
+                throttle_duration_sec=5.0)
+            return
+        efforts = message.effort
+        if self._joints:
+            index = {name: k for k, name in enumerate(message.name)}
+            missing = [name for name in self._joints if name not in index]
+            if missing or len(message.effort) != len(message.name):
+                self.get_logger().warning(self._dropped(
+                    f'no effort for {", ".join(missing) or "every name"} (joints '
+                    f'{self._joints})'), throttle_duration_sec=5.0)
+                return
+            efforts = [message.effort[index[name]] for name in self._joints]
+        efforts = np.array(efforts, dtype=float)
+        self._relay(efforts, Float64MultiArray(data=efforts.tolist()))
+
+    def _relay(self, efforts: np.ndarray, message: Float64MultiArray) -> None:
         if ((self._size and efforts.shape[0] != self._size)
                 or not np.isfinite(efforts).all()):
-            self.dropped += 1
-            self.get_logger().warning(
-                f'dropped a command of {efforts.shape[0]} values (size {self._size or "any"}, '
-                f'finite values only; {self.dropped} dropped)', throttle_duration_sec=5.0)
+            self.get_logger().warning(self._dropped(
+                f'{efforts.shape[0]} values (size {self._size or "any"}, finite values only)'),
+                throttle_duration_sec=5.0)
             return
         with self._policy.lock:   # a command and its arrival, as one for the watchdog
             self._output.publish(message)

@@ -24,7 +24,10 @@ Services (``ros_dynamics/srv``):
   The stream goes on while it collects and fits.
 
 A floating or planar base (``root_joint``; the stream's base state from
-``odometry_topic``): nodes/base_state.py, nodes/base_stream.py.
+``odometry_topic``): nodes/base_state.py, nodes/base_stream.py. Contacts (a
+legged robot on its feet): ``~/contact_inverse_dynamics``
+(``ContactInverseDynamics``, nodes/contact_service.py) and the stream's
+``contacts`` parameters and ``~/contacts`` topic (nodes/contact_stream.py).
 
 Feedforward stream: on every ``joint_states`` message (partial messages are
 merged by name, unknown joints ignored) publish on ``commands``
@@ -92,12 +95,13 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import LifecycleNode
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics.control import computed_torque
-from ros_dynamics.nodes import cdr, gravity_stream, time_optimal_service
+from ros_dynamics.nodes import cdr, contact_service, gravity_stream, time_optimal_service
 from ros_dynamics.nodes.base_state import BaseJoint
 from ros_dynamics.nodes.base_stream import BaseOdometry
 from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
                                        matrix_message, ModelSource, NodeTime, OVERFLOW,
                                        Timing)
+from ros_dynamics.nodes.contact_stream import ContactStream
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.managed import ManagedStream
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
@@ -106,7 +110,8 @@ from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
 from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
 from ros_dynamics.nodes.trajectory_service import trajectory_dynamics
-from ros_dynamics.srv import ForwardDynamics, InverseDynamics, TrajectoryDynamics
+from ros_dynamics.srv import (ContactInverseDynamics, ForwardDynamics, InverseDynamics,
+                              TrajectoryDynamics)
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -262,6 +267,8 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         self._effort_states = None   # effort_commands, once publish_joint_state
         self._references = False     # reference and reference_trajectory subscribed
         self.add_on_set_parameters_callback(self._on_parameters)
+        self._contacts = ContactStream(   # after _on_parameters: its check runs first
+            self, lambda: self._models.model if hasattr(self, '_models') else None)
         self.start_managed()   # nodes/managed.py: configure_stream, then the stream on activate
 
     def configure_stream(self) -> None:
@@ -275,6 +282,8 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         self.create_service(ForwardDynamics, '~/forward_dynamics', self._forward_dynamics)
         self.create_service(TrajectoryDynamics, '~/trajectory_dynamics',
                             self._trajectory_dynamics)
+        self.create_service(ContactInverseDynamics, '~/contact_inverse_dynamics',
+                            self._contact_inverse_dynamics)
         self._odometry = BaseOdometry(self, self._time.nanoseconds)   # nodes/base_stream.py
         self._models = ModelSource(self, on_change=self._on_model, strict=True, bases=True)
         self._starting = False
@@ -362,6 +371,7 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         try:
             feedforward = Feedforward(self._odometry.actuated(model), joints, kp, kd,
                                       self._unlisted)
+            self._contacts.configure(model, self._include_gravity)
         except Exception as error:  # noqa: B902 - a new model must never end the node
             self._stream_error = str(error)
             if not self._starting:   # at start-up the node stops with this reason
@@ -498,7 +508,8 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         now = self._time.nanoseconds()
         feedforward = self._feedforward
         compiled = None if feedforward is None else feedforward.compiled
-        if compiled is not None and not self._estimation.collecting:
+        if compiled is not None and not self._estimation.collecting and \
+                not self._contacts.enabled:
             status = compiled.answer(data, now)
             if status == gravity_stream.PUBLISH:
                 self._window['received'] += 1
@@ -550,7 +561,8 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
                 or seconds - feedforward.armed_at < 1.0 or not gravity_stream.enabled()
                 or not gravity_stream.ready() or self._mode != 'gravity_compensation'
                 or feedforward.damped or self._friction != 'false'
-                or self._publish_joint_state or self._on_stale in ('ramp', 'hold')):
+                or self._publish_joint_state or self._on_stale in ('ramp', 'hold')
+                or self._contacts.enabled):
             return
         order = feedforward.state.order(names)
         model = self._models.model
@@ -670,7 +682,10 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
 
     def _rigid_torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
         model, q, qd = feedforward.model, feedforward.state.q, feedforward.state.qd
+        contacts = self._contacts if self._contacts.enabled else None   # nodes/contact_stream.py
         if self._mode == 'gravity_compensation':
+            if contacts is not None:
+                return contacts.torque(feedforward, q, qd, -feedforward.kd * qd)
             if not feedforward.damped:
                 return model.gravity_torques(q)
             return model.gravity_torques(q) - model.mass_matrix(q) @ (feedforward.kd * qd)
@@ -681,6 +696,8 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
             return None
         if not feedforward.listed.all():   # unlisted joints: their held positions
             reference = (np.where(feedforward.listed, reference[0], q),) + reference[1:]
+        if contacts is not None:
+            return contacts.tracking(feedforward, self._mode, q, qd, reference)
         if self._mode == 'inverse_dynamics':
             tau = model.inverse_dynamics(*reference)
             return tau if self._include_gravity else tau - model.gravity_torques(reference[0])
@@ -759,6 +776,12 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         return response
 
     @guarded
+    def _contact_inverse_dynamics(self, request, response):
+        return contact_service.contact_inverse_dynamics(
+            *self._model_and_vectors(), request, response, self._contacts.world_frame,
+            self.get_clock().now().to_msg())
+
+    @guarded
     def _trajectory_dynamics(self, request, response):
         # friction at the points' velocities for reference and measured alike: a planned
         # trajectory has no measured velocity
@@ -778,6 +801,7 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
                   'window_received': window['received'], 'window_stale': window['stale']}
         values.update({f'stream_{k}': v for k, v in self._timing.summary().items()})
         values.update({f'service_{k}': v for k, v in self._service_timing.summary().items()})
+        values.update(self._contacts.summary())
         warning = self._stream_error or self._stale_warning(window)
         self._diagnostics.publish(diagnostics_message(self, self._models, 'dynamics', values,
                                                       warning))

@@ -58,15 +58,18 @@ interval's two ends (grid points) from the rows as a u + b x + c, the same
 inverse dynamics exactly (RNEA is affine in qdd and quadratic in qd; measured
 difference <= 4e-14 of the limit), which saves 2 of the 10 RNEA per interval.
 The solver itself keeps a relative margin of 3e-4 (``MARGIN``) below every
-limit (for efforts, of the part of the limit gravity leaves free): rounding never produces a violation at a grid point, and most paths
-pass the dense check with at most one re-solve. Measured on 7 random
-50-waypoint Panda paths at 1000 points: re-solves 0-2 with 1e-4 instead of
-2-4 with 1e-6, CPU 15 ms instead of 25 ms, durations 0.03 % shorter as the
-re-solves cut less. Then on 20 paths, interleaved (2026-11-27, one thread):
-3e-4 against 1e-4 takes 21 re-solves instead of 33 and 13 % less CPU at 400
-points (5.78 against 6.66 ms per path), 9 instead of 16 and 4 % less at 1000
-points, for durations 0.013 % (400) and 0.020 % (1000) longer on average
-(at most 0.038 %); 1e-3 saves 18 % at 400 points for 0.08 % longer.
+limit (for efforts, of the part of the limit gravity leaves free: a part of
+the limit would take most of what is left where gravity nearly saturates it,
+4 % on a Panda path at 99.3 %): rounding never produces a violation at a
+grid point, and most paths pass the dense check with at most one re-solve.
+Measured on 7 random 50-waypoint Panda paths at 1000 points: re-solves 0-2
+with 1e-4 instead of 2-4 with 1e-6, CPU 15 ms instead of 25 ms, durations
+0.03 % shorter as the re-solves cut less. Then on 20 paths, interleaved
+(2026-11-27, one thread): 3e-4 against 1e-4 takes 21 re-solves instead of 33
+and 13 % less CPU at 400 points (5.78 against 6.66 ms per path), 9 instead
+of 16 and 4 % less at 1000 points, for durations 0.013 % (400) and 0.020 %
+(1000) longer on average (at most 0.038 %); 1e-3 saves 18 % at 400 points
+for 0.08 % longer.
 """
 
 import numpy as np
