@@ -85,13 +85,16 @@ _compile_lock = threading.RLock()   # re-entered: a state entry compiles the ker
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
                  'manifold', 'integrators', 'identification.regressor', 'rollouts.kernels',
-                 'actuators.friction', 'nodes.stream_kernel', 'centroidal', 'contacts.kernel')
+                 'actuators.friction', 'nodes.stream_kernel', 'centroidal', 'contacts.kernel',
+                 'contacts.ground_kernel')
 _warm_started = False
 # CPU seconds to compile one entry point on a cold cache, for the one line announcing a compile:
 # about 1.5 s each, but the rollouts' two take 40-60 s (2.1 GHz Xeon; every kernel 131 s of
-# CPU, 2026-11-26; the README's start-up figures)
+# CPU, 2026-11-26; the README's start-up figures; the ground contact's two 18 and 20 s,
+# 2026-11-28)
 SECONDS_PER_ENTRY = 1.5
-SECONDS_PER_SLOW_ENTRY = {'rollout_batch': 40.0, 'rollout_lanes_batch': 60.0}
+SECONDS_PER_SLOW_ENTRY = {'rollout_batch': 40.0, 'rollout_lanes_batch': 60.0,
+                          'ground_steps_entry': 18.0, 'ground_rollout_batch': 20.0}
 _compile_announced = False
 logger = logging.getLogger(__name__)
 

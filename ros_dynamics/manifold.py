@@ -28,6 +28,10 @@ drifted is read as its rotation) and on the way out (renormalised after
 each step, so an integrator's rounding never accumulates off the manifold).
 ``integrate_into`` is what the simulator's integrators call at every stage
 (with ``add_bracket``, the commutators of their Lie-group RK4);
+``integrate_mixed_into`` moves a free-flyer's or planar joint's origin by h
+times its velocity in the parent's axes instead (p + h R v_lin, SO(3) x R^3
+as MuJoCo's free joint), for the ground contact's time stepping
+(contacts/ground_kernel.py, with ``add_transport`` and ``rotate_back``);
 ``integrate_batch`` is RobotModel.integrate's entry point.
 """
 
@@ -102,6 +106,30 @@ def integrate_into(model, q, v, h, out):
     """
     Write q (+) h v into ``out`` (nq,): q (nq,) moved by the velocity v (nv,) for h seconds.
 
+    integrate_on with the joints' own exponentials (the module docstring's).
+    """
+    return integrate_on(model, q, v, h, out, False)
+
+
+@kernel
+def integrate_mixed_into(model, q, v, h, out):
+    """
+    Write q moved by v for h into ``out``, free-flyer and planar origins by h R v_lin.
+
+    integrate_on with ``mixed``: a free-flyer's origin p + h R v_lin
+    (R its rotation at q), its quaternion as integrate_into's; a planar
+    joint's (x, y) + h R(theta) (vx, vy), its angle theta + h omega. The
+    origin's displacement is then linear in v, as a velocity-level contact
+    constraint assumes (contacts/ground_kernel.py).
+    """
+    return integrate_on(model, q, v, h, out, True)
+
+
+@kernel
+def integrate_on(model, q, v, h, out, mixed):
+    """
+    Write q moved by v for h seconds into ``out``; ``mixed``: integrate_mixed_into's origins.
+
     Return True if a quaternion or planar (cos, sin) of q is zero (``out``
     is then not fully written). ``out`` may be ``q`` itself. Units: h in s,
     v in rad/s and m/s as q's coordinates are in rad and m. A model of
@@ -130,7 +158,9 @@ def integrate_into(model, q, v, h, out):
             if jtype == FREE_FLYER:
                 rot = quaternion_rotation(quaternion[0], quaternion[1], quaternion[2],
                                           quaternion[3])
-                local = exp_translation(phi, (h * v[m], h * v[m + 1], h * v[m + 2]), a, b)
+                local = (h * v[m], h * v[m + 1], h * v[m + 2])
+                if not mixed:
+                    local = exp_translation(phi, local, a, b)
                 for r in range(3):
                     out[k + r] = q[k + r] + (rot[3 * r] * local[0] + rot[3 * r + 1] * local[1]
                                              + rot[3 * r + 2] * local[2])
@@ -145,7 +175,9 @@ def integrate_into(model, q, v, h, out):
             c, s = c / norm, s / norm
             angle = h * v[m + 2]
             _, a, b = exp_coefficients(abs(angle))
-            local = exp_translation((0.0, 0.0, angle), (h * v[m], h * v[m + 1], 0.0), a, b)
+            local = (h * v[m], h * v[m + 1], 0.0)
+            if not mixed:
+                local = exp_translation((0.0, 0.0, angle), local, a, b)
             out[k] = q[k] + c * local[0] - s * local[1]
             out[k + 1] = q[k + 1] + s * local[0] + c * local[1]
             ca, sa = math.cos(angle), math.sin(angle)
@@ -215,3 +247,61 @@ def integrate_batch(model, q, v, out):
         if integrate_into(model, q[s], v[s], 1.0, out[s]):
             return 1
     return 0
+
+
+@kernel
+def add_transport(model, v, h, out):
+    """
+    Add h w x v_lin to each free-flyer's linear velocity in ``out`` (nv,), planar joints alike.
+
+    v (nv,): body velocities (free-flyer (v_lin, w), planar (vx, vy,
+    omega)). v_lin's body-frame derivative plus w x v_lin is the classical
+    acceleration of the joint's origin in its own axes: with this term a step
+    dv of a velocity in the frame at q moves the origin's velocity in world
+    axes by R dv (ground_kernel's time stepping, then ``rotate_back``).
+    """
+    if nq_of(model) == nv_of(model):
+        return
+    for i in range(body_count(model)):
+        jtype = model[i, COL_JTYPE]
+        if model[i, COL_NQ] == 0.0:
+            continue
+        m = velocity_index(model, i)
+        if jtype == FREE_FLYER:
+            w0, w1, w2 = v[m + 3], v[m + 4], v[m + 5]
+            out[m] += h * (w1 * v[m + 2] - w2 * v[m + 1])
+            out[m + 1] += h * (w2 * v[m] - w0 * v[m + 2])
+            out[m + 2] += h * (w0 * v[m + 1] - w1 * v[m])
+        elif jtype == PLANAR:
+            out[m] -= h * v[m + 2] * v[m + 1]
+            out[m + 1] += h * v[m + 2] * v[m]
+
+
+@kernel
+def rotate_back(model, h, v):
+    """
+    Re-express each free-flyer's (planar joint's) linear velocity in its frame after the step.
+
+    In place: v_lin <- exp(-h [w]) v_lin (Rodrigues' formula), w the joint's
+    angular velocity in ``v`` (the one integrate_mixed_into turned the frame
+    by); planar (vx, vy) turned by -h omega. A rotation: |v_lin| is kept.
+    """
+    if nq_of(model) == nv_of(model):
+        return
+    for i in range(body_count(model)):
+        jtype = model[i, COL_JTYPE]
+        if model[i, COL_NQ] == 0.0:
+            continue
+        m = velocity_index(model, i)
+        if jtype == FREE_FLYER:
+            phi = (-h * v[m + 3], -h * v[m + 4], -h * v[m + 5])
+            t = math.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
+            _, a, b = exp_coefficients(t)
+            # exp([phi]) u = u + sin t / t phi x u + (1 - cos t) / t^2 phi x (phi x u)
+            s = 1.0 - b * t * t   # sin t / t = 1 - (t - sin t) / t
+            turned = exp_translation(phi, (v[m], v[m + 1], v[m + 2]), s, a)
+            v[m], v[m + 1], v[m + 2] = turned
+        elif jtype == PLANAR:
+            angle = -h * v[m + 2]
+            c, s = math.cos(angle), math.sin(angle)
+            v[m], v[m + 1] = c * v[m] - s * v[m + 1], s * v[m] + c * v[m + 1]

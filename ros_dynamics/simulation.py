@@ -4,40 +4,35 @@
 """
 Forward-dynamics simulation of a RobotModel, usable without ROS.
 
-``Simulator`` integrates qdd = FD(q, qd, tau) (ABA) at a fixed step with RK4
-(default) or semi-implicit Euler, like a light MuJoCo for arms:
+``Simulator`` integrates qdd = FD(q, qd, tau) (ABA) at a fixed step with RK4 (default) or
+semi-implicit Euler, like a light MuJoCo for arms:
 
     tau = sat(effort) - d qd - f tanh(qd / v_eps) - o - sigmoid(qd) + tau_limits(q, qd)
 
-with the model's joint friction (``robot.actuators``: viscous d, Coulomb f
-smoothed below ``friction_velocity``, offset o and Gaz et al.'s sigmoid; by
-default the URDF's damping and friction), efforts saturated at the URDF effort limits, and
-position limits enforced by a stiff, critically damped one-sided spring
-(natural frequency 1 / (10 dt) of the joint's effective inertia, so it is
-resolved by the integrator and cannot be stepped over). Continuous joints
-are unbounded. External wrenches act at link origins (world axes).
+with the model's joint friction (``robot.actuators``: viscous d, Coulomb f smoothed below
+``friction_velocity``, offset o and Gaz et al.'s sigmoid; by default the URDF's damping and
+friction), efforts saturated at the URDF effort limits, and position limits enforced by a stiff,
+critically damped one-sided spring (natural frequency 1 / (10 dt) of the joint's effective inertia,
+so it is resolved by the integrator and cannot be stepped over). Continuous joints are unbounded.
+External wrenches act at link origins (world axes).
 
-A step that produces a non-finite state, or energy growth beyond
-``energy_tolerance`` while no effort or wrench is applied, raises
-``SimulationDiverged`` and leaves the last good state in place.
+A step that produces a non-finite state, or energy growth beyond ``energy_tolerance`` while no
+effort or wrench is applied, raises ``SimulationDiverged`` and leaves the last good state in place.
 
-``simulate`` runs a whole trajectory and returns arrays, with the fixed-step
-integrators or ``scipy.integrate.solve_ivp`` ('RK45', 'Radau', 'BDF': the
-MATLAB ODE45 / ODE15S counterparts).
+``simulate`` runs a whole trajectory and returns arrays, with the fixed-step integrators or
+``scipy.integrate.solve_ivp`` ('RK45', 'Radau', 'BDF': the MATLAB ODE45 / ODE15S counterparts).
 
-Floating, planar and ball joints: the state is q (nq,), qd (nv,)
-(docs/conventions.md), q moved on the manifold (integrators.py); no contacts
-yet (a floating base is in free flight); a base's effort rows are a wrench
-on it in its own frame, as Pinocchio's tau.
+Floating, planar and ball joints: the state is q (nq,), qd (nv,) (docs/conventions.md), q moved on
+the manifold (integrators.py); a base's effort rows are a wrench on it in its own frame, as
+Pinocchio's tau. Ground contact (``ground``, contacts/ground.py): semi-implicit time stepping.
 
-Closed chains: given ``closures`` (a ``ClosedChain`` over the same model), the
-accelerations come from its KKT system with Baumgarte stabilisation
-(closed_chain.py, after Ghosal's NPTEL notes), efforts act on the actuated joints only, every
-state set is first projected onto the constraint manifold (the actuated
-coordinates kept), and reaching a singular configuration (the mechanism locks)
-raises ``SimulationSingular`` with the state before it kept. The steps are
-compiled too (integrators.constrained_steps, loop_closures.py); the
-projection of a state set from Python stays in Python.
+Closed chains: given ``closures`` (a ``ClosedChain`` over the same model), the accelerations come
+from its KKT system with Baumgarte stabilisation (closed_chain.py, after Ghosal's NPTEL notes),
+efforts act on the actuated joints only, every state set is first projected onto the constraint
+manifold (the actuated coordinates kept), and reaching a singular configuration (the mechanism
+locks) raises ``SimulationSingular`` with the state before it kept. The steps are compiled too
+(integrators.constrained_steps, loop_closures.py); the projection of a state set from Python stays
+in Python.
 """
 
 from typing import Callable, Mapping, Optional, Union
@@ -46,6 +41,7 @@ import numpy as np
 from ros_dynamics import energy as energy_kernels, integrators, loop_closures
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
+from ros_dynamics.contacts import ground as ground_contact, ground_kernel
 from ros_dynamics.integrators import simulation_steps
 from ros_dynamics.model import RobotModel
 from ros_dynamics.runtime import as_array
@@ -76,31 +72,30 @@ class SimulationSingular(SimulationDiverged):
 class Simulator:
     """Fixed-step forward dynamics of one robot: ``q`` (nq,), ``qd`` (nv,) (model unchanged)."""
 
-    def __init__(self, robot: RobotModel, dt: float = 1e-3, integrator: str = 'rk4',
+    def __init__(self, robot: RobotModel, dt: float = 1e-3, integrator: Optional[str] = None,
                  q0=None, qd0=None, damping: bool = True, friction: bool = True,
                  limits: bool = True, friction_velocity: Optional[float] = None,
                  energy_tolerance: Optional[float] = None,
-                 closures: Optional[ClosedChain] = None,
-                 baumgarte: tuple = BAUMGARTE) -> None:
+                 closures: Optional[ClosedChain] = None, baumgarte: tuple = BAUMGARTE,
+                 ground: Optional[ground_contact.Ground] = None) -> None:
         """
         Start at q0 (nq,), qd0 (nv,); q0 defaults to the neutral q, clamped into the limits.
 
-        damping, friction: True applies the model's viscous friction (N m s/rad)
-        and its Coulomb, offset and sigmoid friction (N m; ``robot.actuators``,
-        the URDF's ``<dynamics>`` unless an actuators YAML says otherwise, read
-        here once), False none, or give per-joint values (viscous; Coulomb
-        only). friction_velocity: v_eps (rad/s), None for the model's. limits:
-        enforce the position limits. energy_tolerance: relative energy
-        growth (of max(1 J, |E|, kinetic energy)) tolerated with no input
-        before the simulation counts as diverged; None picks the integrator's default
-        (ENERGY_TOLERANCE: RK4 conserves energy to ~1e-6 here, while
-        semi-implicit Euler conserves only a modified energy, so its energy
-        oscillates by O(omega dt), up to several percent while a limit stop,
-        tuned to omega dt = 0.1, is engaged; a real instability grows
-        exponentially and still trips the larger bound within a few steps).
-        closures: loop closures of a closed chain built on ``robot``;
-        baumgarte: its (alpha, beta) in 1/s (see ClosedChain.forward_dynamics).
+        damping, friction: True applies the model's viscous friction (N m s/rad) and its Coulomb,
+        offset and sigmoid friction (N m; ``robot.actuators``, the URDF's ``<dynamics>`` unless an
+        actuators YAML says otherwise, read here once), False none, or give per-joint values
+        (viscous; Coulomb only). friction_velocity: v_eps (rad/s), None for the model's. limits:
+        enforce the position limits. energy_tolerance: relative energy growth (of max(1 J, |E|,
+        kinetic energy)) tolerated with no input before the simulation counts as diverged; None
+        picks the integrator's default (ENERGY_TOLERANCE: RK4 conserves energy to ~1e-6 here, while
+        semi-implicit Euler conserves only a modified energy, so its energy oscillates by O(omega
+        dt), up to several percent while a limit stop, tuned to omega dt = 0.1, is engaged; a real
+        instability grows exponentially and still trips the larger bound within a few steps).
+        closures: loop closures of a closed chain built on ``robot``; baumgarte: its (alpha, beta)
+        in 1/s (see ClosedChain.forward_dynamics). ground: a Ground (contacts/ground.py);
+        integrator: None for 'rk4', or 'semi_implicit_euler' with ground.
         """
+        self.ground, self._ground = ground, ground_contact.ground_data(robot, ground, closures)
         self.robot = robot
         self._nq = robot.nq
         if closures is not None and robot.nq != robot.nv:
@@ -128,8 +123,7 @@ class Simulator:
         actuators = robot.actuators
         spread = per_velocity_coordinate(robot)   # a joint's terms on each of its coordinates
         self._damping = self._coefficients(damping, spread(actuators.viscous), 'damping')
-        self._friction = self._coefficients(friction, spread(actuators.coulomb),
-                                            'friction')
+        self._friction = self._coefficients(friction, spread(actuators.coulomb), 'friction')
         self._offset = spread(actuators.offset) if friction is True else np.zeros(robot.dof)
         self._sigmoid = (spread(actuators.sigmoid) if friction is True
                          else np.zeros((robot.dof, 3)))
@@ -194,7 +188,8 @@ class Simulator:
         return self._integrator
 
     @integrator.setter
-    def integrator(self, value: str) -> None:
+    def integrator(self, value: Optional[str]) -> None:
+        value = ground_contact.integrator_for(self.ground, value)   # None: the default
         if value not in INTEGRATORS:
             raise ValueError(f'integrator: expected one of {INTEGRATORS}, got {value!r}')
         self._integrator = value
@@ -238,9 +233,8 @@ class Simulator:
         """
         Return a closed chain's data for the compiled step (loop_closures.chain_parts).
 
-        Header, passive-joint mask and one row per closure: each frame as its
-        body and its pose in the body (the link's offset composed with the
-        closure's offset and rotation).
+        Header, passive-joint mask and one row per closure: each frame as its body and its pose in
+        the body (the link's offset composed with the closure's offset and rotation).
         """
         robot = self.robot
         header = np.zeros(loop_closures.NHEADER)
@@ -253,8 +247,7 @@ class Simulator:
         rows = np.zeros((len(chain.closures), loop_closures.NCLOSURE))
         for row, closure in zip(rows, chain.closures):
             for column, link, offset, rotation in (
-                    (loop_closures.R_BODY_A, closure.link_a, closure.offset_a,
-                     closure.rotation_a),
+                    (loop_closures.R_BODY_A, closure.link_a, closure.offset_a, closure.rotation_a),
                     (loop_closures.R_BODY_B, closure.link_b, closure.offset_b,
                      closure.rotation_b)):
                 frame = robot._arrays.link_offset[link][0]
@@ -276,9 +269,10 @@ class Simulator:
         if self._chain is not None:   # the closed chain's data follow (loop_closures)
             size += loop_closures.chain_size.py_func(n, len(self.closures.closures),
                                                      self.closures.m)
-        block = np.zeros(size)
+        block = np.zeros(size + self._ground.size)   # then the ground's data, if any
         parts = [self._control, self._params.ravel(), self._wrench_rows.ravel()]
         block[:sum(part.size for part in parts)] = np.concatenate(parts)
+        block[size:], self._ground = self._ground, block[size:]   # contacts/ground_kernel.py
         if self._chain is not None:
             block[start:start + self._chain.size] = self._chain
             self._chain = block[start:start + self._chain.size]   # seen by the step
@@ -324,12 +318,12 @@ class Simulator:
         """
         Overwrite positions q (nq,) and/or velocities qd (nv,) (time is kept).
 
-        Quaternions and planar (cos, sin) in q are normalised (a zero one is
-        refused with ValueError).
+        Quaternions and planar (cos, sin) in q are normalised (a zero one is refused with
+        ValueError).
 
-        A closed chain's state is projected onto its constraint manifold: the
-        actuated coordinates as given, the passive ones solved for, the
-        velocities made consistent (ValueError if no configuration is near).
+        A closed chain's state is projected onto its constraint manifold: the actuated coordinates
+        as given, the passive ones solved for, the velocities made consistent (ValueError if no
+        configuration is near).
         """
         new_q = self.q if q is None else validated_positions(self.robot, q, 'q')
         new_qd = self.qd if qd is None else self._vector(qd, 'qd')
@@ -339,6 +333,7 @@ class Simulator:
         self._new_state()
 
     def _new_state(self) -> None:
+        ground_contact.restart(self._ground, self.robot.nv)   # no warm start from another state
         self._control[integrators.C_REFERENCE] = self.energy()
         self._control[integrators.C_KINETIC_SCALE] = self._kinetic
         if self.closures is not None:
@@ -349,9 +344,8 @@ class Simulator:
         """
         Apply joint efforts (N m or N), saturated at the URDF effort limits.
 
-        Non-finite values are accepted here and make the next step diverge
-        (the state is kept), so a bad command pauses a simulation rather than
-        being silently dropped.
+        Non-finite values are accepted here and make the next step diverge (the state is kept), so
+        a bad command pauses a simulation rather than being silently dropped.
         """
         effort = as_array(effort, 'effort')
         if effort.shape != (self.robot.dof,):
@@ -418,6 +412,7 @@ class Simulator:
 
     def acceleration(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Return qdd at (q, qd) under the current inputs (with the closures' forces)."""
+        ground_contact.refuse_acceleration(self.ground)
         if self.closures is not None:
             return self._constrained(q, qd)[0]
         return self.robot.forward_dynamics(q, qd, self.joint_torques(q, qd),
@@ -446,8 +441,8 @@ class Simulator:
         """
         Advance ``count`` steps; on SimulationDiverged the last good state is kept.
 
-        The steps run in one compiled call (integrators.simulation_steps, or
-        constrained_steps for a closed chain).
+        The steps run in one compiled call (integrators.simulation_steps, or constrained_steps for
+        a closed chain).
         """
         call = self._step_call
         if count != 1 or call is None or self._step_model is not self.robot._model:
@@ -466,6 +461,7 @@ class Simulator:
         """Advance ``count`` steps: a block, or a first step."""
         if count >= _BLOCK_STEPS:   # numba's dispatcher: more per call, but the GIL released
             steps = simulation_steps if self.closures is None else integrators.constrained_steps
+            steps = steps if self.ground is None else ground_kernel.ground_steps
             ensure_compiled(steps)
             q, qd = self.q.copy(), self.qd.copy()
             status = steps(self.robot._model, q, qd, self.effort, self._block, int(count))
@@ -488,6 +484,7 @@ class Simulator:
         """Bind the compiled step (a C callback) to the model and this simulator's block."""
         entry = (integrators.simulation_steps_entry if self.closures is None
                  else integrators.constrained_steps_entry)
+        entry = entry if self.ground is None else ground_kernel.ground_steps_entry
         ensure_compiled(entry)
         self._step_model = model = self.robot._model
         self._step_call = StateCall(entry.address, model, self.robot.dof, 3,
@@ -524,6 +521,11 @@ class Simulator:
         raise SimulationDiverged(f'{where} (dt = {self._dt} s): {message}; kept the last good '
                                  'state') from None
 
+    @property
+    def contact_forces(self) -> np.ndarray:
+        """Return the ground points' forces (k, 3) (N, world axes) over the last step (Ground)."""
+        return ground_contact.ground_outputs(self._ground, self.robot.nv)[0].copy()
+
     def energy(self) -> float:
         """Return the total energy in J: kinetic, potential and limit springs."""
         return self._energy_of(self.q, self.qd)
@@ -547,19 +549,17 @@ class Simulator:
 
 
 def simulate(robot: RobotModel, q0, qd0, t_final: float, dt: float = 1e-3,
-             effort: Union[None, np.ndarray, Callable] = None, integrator: str = 'rk4',
+             effort: Union[None, np.ndarray, Callable] = None, integrator: Optional[str] = None,
              method: Optional[str] = None, rtol: float = 1e-8, atol: float = 1e-10,
              **options) -> tuple:
     """
     Simulate from (q0, qd0) to ``t_final`` and return arrays t (T,), q (T, nq), qd (T, nv).
 
-    effort: None (zero), a constant (nv,) array, or a callable
-    ``effort(t, q, qd) -> (nv,)``. With ``method`` None the fixed-step
-    ``integrator`` runs at ``dt`` and every step is returned; with method
-    'RK45', 'Radau' or 'BDF' scipy's solve_ivp integrates adaptively (rtol,
-    atol) and the result is sampled every ``dt`` (one-dof joints only:
-    solve_ivp adds qd to q in R^n, not on the manifold). Other options go
-    to ``Simulator`` (damping, friction, limits, ...).
+    effort: None (zero), a constant (nv,) array, or a callable ``effort(t, q, qd) -> (nv,)``. With
+    ``method`` None the fixed-step ``integrator`` runs at ``dt`` and every step is returned; with
+    method 'RK45', 'Radau' or 'BDF' scipy's solve_ivp integrates adaptively (rtol, atol) and the
+    result is sampled every ``dt`` (one-dof joints only: solve_ivp adds qd to q in R^n, not on the
+    manifold). Other options go to ``Simulator`` (damping, friction, limits, ...).
     """
     if not (isinstance(t_final, (int, float)) and np.isfinite(t_final) and t_final >= 0.0):
         raise ValueError(f't_final: expected a finite time >= 0 in s, got {t_final!r}')

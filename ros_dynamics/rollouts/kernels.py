@@ -28,6 +28,7 @@ import numpy as np
 from ros_dynamics._jit import IN1, IN2, IN3, kernel, OUT1, OUT3, read_only, STATUS
 from ros_dynamics._lanes import LANES
 from ros_dynamics.aba import NWORK
+from ros_dynamics.contacts.ground_kernel import ground_checked_step, ground_of
 from ros_dynamics.integrators import (accepted_step, block_parts, C_DT, C_KINETIC_SCALE,
                                       C_LIMITS, C_REFERENCE, C_RK4, C_TIME, checked_step, DONE,
                                       has_input, NCONTROL, NPARAMS, Q_INDEX, total_energy,
@@ -79,6 +80,27 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     which it was refused (its states from k + 1 on are NaN). Return 0, or
     the first refused rollout's status (integrators.simulation_steps).
     """
+    return rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
+                       q_out, qd_out, outcome, None)
+
+
+@kernel(signatures=[STATUS(IN2, IN2, IN2, IN3, IN3, IN1, IN3, IN3, IN3, IN1, OUT3, OUT3, OUT1)])
+def ground_rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref,
+                         template, q_out, qd_out, outcome):
+    """
+    Run rollout_batch with ground contact: ``template`` ends with the ground data.
+
+    Each rollout steps by contacts/ground_kernel.ground_checked_step (the
+    Simulator's step with a Ground), from zero impulses (no warm start).
+    """
+    return rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
+                       q_out, qd_out, outcome, 1.0)
+
+
+@kernel
+def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template, q_out,
+                qd_out, outcome, ground):
+    """Run rollout_batch (``ground`` None) or ground_rollout_batch (``ground`` not None)."""
     batch, nq = q0.shape
     n = qd0.shape[1]
     steps = q_out.shape[1] - 1
@@ -91,6 +113,9 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
         control, rows, wrenches, workspace, q_next, qd_next = block_parts(block, nq, n,
                                                                           body_count(model))
         zero_body_forces(workspace)
+        if ground is not None:
+            parts = ground_of(block, model, n)
+            parts[2][:, :] = 0.0   # the impulses: no warm start, as Simulator.reset
         q, qd = q0[b].copy(), qd0[b].copy()
         # the reference energy of the initial state, as Simulator.reset takes it
         control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, rows,
@@ -105,8 +130,13 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
         for k in range(steps):   # simulation_steps' step, the block's parts taken once
             effort_into(ff[k], limit, gains, qr[k], qdr[k], q, qd, rows[Q_INDEX], effort)
             applied = read_only(effort)
-            status = checked_step(model, q, qd, applied, has_input(applied, wrenches), control,
-                                  rows, wrenches, workspace, q_next, qd_next, None)
+            if ground is None:
+                status = checked_step(model, q, qd, applied, has_input(applied, wrenches),
+                                      control, rows, wrenches, workspace, q_next, qd_next, None)
+            else:
+                status = ground_checked_step(model, q, qd, applied, has_input(applied, wrenches),
+                                             control, rows, wrenches, workspace, q_next, qd_next,
+                                             ground_of(block, model, n))
             if status != DONE:
                 outcome[b] = k
                 if first == DONE:

@@ -22,7 +22,8 @@ from ros_dynamics import integrators
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics._lanes import LANES
 from ros_dynamics.model import RobotModel
-from ros_dynamics.rollouts.kernels import rollout_batch, rollout_lanes_batch
+from ros_dynamics.rollouts.kernels import (ground_rollout_batch, rollout_batch,
+                                           rollout_lanes_batch)
 from ros_dynamics.runtime import run_batch
 from ros_dynamics.simulation import SimulationDiverged, Simulator
 
@@ -55,7 +56,7 @@ def _gain_matrix(value, name: str, dof: int) -> np.ndarray:
 
 
 def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
-            steps: Optional[int] = None, integrator: str = 'rk4', *, kp=None, kd=None,
+            steps: Optional[int] = None, integrator: Optional[str] = None, *, kp=None, kd=None,
             q_ref=None, qd_ref=None, threads: Optional[int] = None,
             allow_divergence: bool = False, **options) -> tuple:
     """
@@ -87,7 +88,9 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
 
     Each rollout equals ``Simulator(robot, dt, integrator, q0[b], qd0[b],
     **options)`` stepped with ``set_effort`` before every step (options:
-    damping, friction, limits, friction_velocity, energy_tolerance). A
+    damping, friction, limits, friction_velocity, energy_tolerance, and
+    ground: a Ground, contacts/ground.py, with integrator None or
+    'semi_implicit_euler'; the contact forces are not returned). A
     rollout the simulator would refuse (non-finite state, energy growth with
     no input, singular mass matrix) raises SimulationDiverged naming it, or
     with ``allow_divergence`` keeps its states up to there and NaN after.
@@ -159,6 +162,7 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     lanes = (block[integrators.C_DENSE] == 0.0 and block[integrators.C_WRENCHES] == 0.0
              and nq == dof)   # one-dof joints only in the lanes
     kernel = rollout_lanes_batch if lanes else rollout_batch   # ABA: 4 rollouts at once
+    kernel = kernel if template.ground is None else ground_rollout_batch
     ensure_compiled(kernel)
     status = run_batch(kernel, batch, rows, threads, blocks_per_thread=10, multiple=LANES)
     if status and not allow_divergence:
