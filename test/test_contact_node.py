@@ -19,6 +19,7 @@ exit 1). A short seeded fuzz of the contact fields (ROS_DYNAMICS_FUZZ_SEED,
 import math
 import os
 import random
+import re
 import types
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -189,6 +190,25 @@ def test_standing_still_the_feet_carry_the_weight(solo):
     q_dd, _ = ROBOT.constrained_forward_dynamics(
         Q0, np.zeros(18), np.concatenate([np.zeros(6), answer.effort]), feet())
     assert np.abs(q_dd).max() < 1e-8
+
+
+def test_the_over_ros_example_of_docs_contacts_runs(solo):
+    """The service call of docs/contacts.md ("Over ROS"), run as written on a live node."""
+    path = os.path.join(os.path.dirname(__file__), '..', 'docs', 'contacts.md')
+    with open(path, encoding='utf-8') as stream:
+        ros_part = stream.read().split('## Over ROS')[1]
+    blocks = re.findall(r'```python\n(.*?)```', ros_part, re.S)
+    assert blocks, 'docs/contacts.md lost its example over ROS'
+    # the service is up (client.call in the example would wait for ever otherwise)
+    solo.ros.call(ContactInverseDynamics, SERVICE,
+                  request(Q0, np.zeros(18), np.zeros(18), [spec(f) for f in FEET]))
+    scope = {'node': solo.ros.node}
+    exec(compile(blocks[0], 'docs/contacts.md', 'exec'), scope)
+    answer = scope['answer']
+    assert answer.success and not answer.limited, answer.message
+    assert len(answer.effort) == 12
+    weight = ROBOT.mass_matrix(Q0)[0, 0] * np.linalg.norm(ROBOT.gravity)
+    assert abs(forces_of(answer).sum(axis=0)[2] - weight) <= 1e-9 * weight
 
 
 def test_an_acceleration_the_cones_cannot_give_is_limited(solo):
