@@ -18,7 +18,11 @@ def recipe_declaration(recipe: str) -> str:
 
 def recipe_commands(recipe: str, given: dict) -> dict:
     """Return {node name: (executable, command line)} for the arguments ``given``."""
-    path = recipe_declaration(recipe)
+    return declaration_commands(recipe_declaration(recipe), given)
+
+
+def declaration_commands(path: str, given: dict) -> dict:
+    """Return {node name: (executable, command line)} of the declaration at ``path``."""
     _, nodes = load_declaration(path)
     values, extra = resolve_arguments(load_arguments(path), given)
     return {node.name: (node.executable, command(node, values, extra)) for node in nodes}

@@ -39,7 +39,7 @@ not unit: ``base_state.unit_quaternion``) is dropped with a warning, so the
 state goes stale rather than wrong.
 """
 
-from typing import Optional
+from typing import Callable, Optional
 
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -73,6 +73,7 @@ class BaseOdometry:
         self.state: Optional[tuple] = None   # (q_base, v_base, stamp s, received s)
         self.dropped = 0
         self._subscribed = False
+        self.on_state: Optional[Callable[[], None]] = None   # called after each new state
 
     def actuated(self, model):
         """
@@ -111,6 +112,8 @@ class BaseOdometry:
             return
         stamp = message.header.stamp
         self.state = (q_base, v_base, stamp.sec + stamp.nanosec * 1e-9, self._now() * 1e-9)
+        if self.on_state is not None:
+            self.on_state()
 
     def fresh(self, now: float, timeout: float) -> bool:
         """Return True if the latest base state came within ``timeout`` s of ``now`` (node s)."""

@@ -285,6 +285,8 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         self.create_service(ContactInverseDynamics, '~/contact_inverse_dynamics',
                             self._contact_inverse_dynamics)
         self._odometry = BaseOdometry(self, self._time.nanoseconds)   # nodes/base_stream.py
+        self._odometry.on_state = self._on_base_state
+        self._waiting = None   # (node ns, joint state) that came before its base's odometry
         self._models = ModelSource(self, on_change=self._on_model, strict=True, bases=True)
         self._starting = False
         if self._stream_error:
@@ -573,6 +575,18 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
             feedforward, names, self._state_view.names_bytes, order, self._timeout,
             self._clamp, self._estimation.samples(model))
 
+    def _on_base_state(self) -> None:
+        """Answer the joint state that waited for this odometry (within state_timeout)."""
+        waiting, self._waiting = self._waiting, None
+        if waiting is None or not self.stream_active:
+            return
+        parked, state = waiting
+        now = self._time.nanoseconds()
+        if (now - parked) * 1e-9 > self._timeout:
+            self._stale()
+            return
+        self._on_joint_state(*state, now=now)
+
     def _on_joint_state_message(self, message: JointState) -> None:
         """Take a JointState message object (the fallback when the byte layout differs)."""
         if not self.stream_active:
@@ -608,9 +622,16 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
             self._stale()
             return
         if not (feedforward.state.merge(names, position, velocity, seconds)
-                or feedforward.state.fresh(seconds, self._timeout)) or not (
-                    feedforward.base is None or feedforward.base.fresh(seconds, self._timeout)):
-            self._stale()   # a required joint (or the base's odometry) not recently received
+                or feedforward.state.fresh(seconds, self._timeout)):
+            self._stale()   # a required joint not recently received
+            return
+        if self._waiting is not None:   # a state that waited for its base, now superseded
+            self._waiting = None
+            self._stale()
+        if feedforward.base is not None and not feedforward.base.fresh(seconds, self._timeout):
+            # the joints are fresh but not the base's odometry (published with them: it may
+            # come second): answered when it comes (_on_base_state), within state_timeout
+            self._waiting = (now, (stamp_ns, names, position, velocity, effort))
             return
         self._estimation.add(seconds, feedforward.state.q, feedforward.state.qd, effort, names)
         tau = self._torque(feedforward)

@@ -6,7 +6,7 @@ The simulator node's floating or planar base: odometry out, base pose and twist 
 
 A model loaded with ``root_joint`` ``floating`` or ``planar`` (nodes/base_state.py:
 the base is the first joint, Pinocchio's coordinates, docs/conventions.md) is
-simulated with its base free (simulation.py: no contacts yet, free flight). The
+simulated with its base free (free flight, or on the ground: nodes/ground_contact.py). The
 node publishes ``joint_states`` for the actuated joints only and the base as
 ``nav_msgs/Odometry`` (REP 105; nav_msgs/Odometry's own comments):
 ``header.frame_id`` the odom frame (the simulation's world frame: a simulated

@@ -32,7 +32,9 @@ Topics (all remappable; ``~/`` names are under the node's name, e.g.
   (``step_*``: the mean step of each compiled block).
 
 Floating and planar bases (``root_joint``: ``floating`` or ``planar``): the base
-flies free (no contacts yet), ``joint_states`` and the commands carry the
+flies free, or stands on a ground plane with ``ground_contacts`` (nodes/ground_contact.py:
+the plane, the feet, ``initial_base_pose``, a wrench per foot on ``~/contacts/<link>``),
+``joint_states`` and the commands carry the
 actuated joints only, the base goes out as ``nav_msgs/Odometry`` on
 ``odometry_topic`` (default ``odom``, frame ``odom_frame``) with every
 ``joint_states``, and ``~/set_state`` takes its ``base_pose`` and ``base_twist``
@@ -138,6 +140,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
+from ros_dynamics.nodes.ground_contact import SimulatedGround
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.odometry import SimulatedBase
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE, ParameterError
@@ -257,8 +260,9 @@ class SimulatorNode(Node):
                            value_range=value_range, constraints=constraints,
                            flexible=flexible)
         self._dt = fixed('dt', 0.001, 'fixed integration step (s, > 0)', NON_NEGATIVE, '> 0')
-        self._integrator = fixed('integrator', 'rk4', 'integrator',
-                                 constraints='one of ' + ', '.join(INTEGRATORS))
+        self._integrator = fixed('integrator', '', "integrator; '' = rk4, or "
+                                 'semi_implicit_euler with ground_contacts',
+                                 constraints="'' or one of " + ', '.join(INTEGRATORS))
         self._rtf = fixed('real_time_factor', 1.0,
                           'sim seconds per wall second; 0 = as fast as possible', NON_NEGATIVE)
         self._publish_clock = fixed('publish_clock', True,
@@ -309,6 +313,7 @@ class SimulatorNode(Node):
         self._odometry_topic = fixed('odometry_topic', 'odom', 'nav_msgs/Odometry of a floating '
                                      'or planar base (root_joint), with joint_states')
         self._odom_frame = fixed('odom_frame', 'odom', 'header.frame_id of the odometry')
+        self._ground = SimulatedGround(self, fixed)   # ground_* (nodes/ground_contact.py)
         self._loops = str(fixed('loops', '',
                                 'loop-closure YAML (path or package:// URL) for a closed '
                                 'chain; empty = a tree'))
@@ -334,7 +339,7 @@ class SimulatorNode(Node):
         problems = []
         if not (math.isfinite(self._dt) and self._dt > 0):
             problems.append(f'dt must be > 0 s, got {self._dt}')
-        if self._integrator not in INTEGRATORS:
+        if self._integrator not in INTEGRATORS + ('',):
             problems.append(f'integrator must be one of {", ".join(INTEGRATORS)}, '
                             f'got {self._integrator!r}')
         if not (math.isfinite(self._rtf) and self._rtf >= 0):
@@ -404,7 +409,9 @@ class SimulatorNode(Node):
         try:
             closures = (ClosedChain.from_yaml(model, resolve_package_url(self._loops))
                         if self._loops else None)
-            simulator = Simulator(model, dt=self._dt, integrator=self._integrator, q0=q0,
+            simulator = Simulator(model, dt=self._dt, integrator=self._integrator or None,
+                                  q0=self._ground.initial_base(q0, base.kind),
+                                  ground=self._ground.ground(),
                                   damping=self._use_damping, friction=self._use_friction,
                                   limits=self._use_limits,
                                   friction_velocity=self._friction_velocity,
@@ -783,8 +790,17 @@ class SimulatorNode(Node):
                 or (expire and now >= question[1] + self._lockstep_timeout))
 
     def _command_publishers(self) -> int:
-        """Return how many publishers the command topics have (controllers, in lockstep)."""
-        return sum(self.count_publishers(topic) for topic in self._command_topics)
+        """
+        Return the controllers' endpoints a new question waits for (lockstep).
+
+        The publishers of the command topics plus the subscriptions of the
+        state (joint_states, and a base's odometry): a controller creates its
+        command publisher before it can answer, and subscribes to its state
+        when its model is loaded, so the state goes out again once it did.
+        """
+        states = [self._joint_state_pub] + ([self._odometry_pub] if self._odometry_pub else [])
+        return (sum(self.count_publishers(topic) for topic in self._command_topics)
+                + sum(publisher.get_subscription_count() for publisher in states))
 
     def _publish_changed(self) -> None:
         """Publish a state a service changed (in lockstep, as the question for it)."""
@@ -860,6 +876,7 @@ class SimulatorNode(Node):
             odometry = base.odometry(sim.q, sim.qd, self._odom_frame, self._odometry)
             odometry.header.stamp = message.header.stamp
             self._odometry_pub.publish(odometry)
+        self._ground.publish(sim, message.header.stamp)   # each contact's wrench, if a ground
         if self._constraint_pub is not None and sim.closures is not None:
             forces = Float64MultiArray()
             forces.data = doubles(sim.constraint_forces())
@@ -998,7 +1015,8 @@ class SimulatorNode(Node):
                 status.level, status.message = DiagnosticStatus.OK, 'running'
             values = {'sim_time_s': f'{sim_time:.6f}', 'steps': str(self._steps),
                       'paused': str(self._paused), 'fault': self._fault,
-                      'dt_s': repr(self._dt), 'integrator': self._integrator,
+                      'dt_s': repr(self._dt),
+                      'integrator': self._sim.integrator if self._sim else self._integrator,
                       'real_time_factor_target': repr(self._rtf),
                       'real_time_factor_achieved': f'{achieved:.3f}'}
             if self._sim is not None:
