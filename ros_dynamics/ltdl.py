@@ -72,9 +72,10 @@ def ltdl_into(mass, parents):
         pivot = mass[k, k]
         if not pivot > 0.0:
             return False
+        inverse = 1.0 / pivot
         i = parents[k]
         while i >= 0:
-            a = mass[k, i] / pivot
+            a = mass[k, i] * inverse
             j = i
             while j >= 0:
                 mass[i, j] -= a * mass[k, j]

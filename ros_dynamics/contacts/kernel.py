@@ -174,9 +174,10 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
 
     contacts: ``extra`` past its count (module doc); return the status. RNEA's
     forward pass also gives the contact rows (``rows_from_pass``); M = L^T D L
-    along the tree (ltdl.py), Y = L^-T J^T (each contact's rows on its chain
-    to the root only), t = L^-T (tau - b), then G = Y^T D^-1 Y and G f = -gamma -
-    Y^T D^-1 t (J M^-1 = Y^T D^-1 L^-1), and qdd = L^-1 D^-1 (t + Y f).
+    along the tree (ltdl.py), W = D^-1/2 L^-T J^T (each contact's rows on its
+    chain to the root only) and t = D^-1/2 L^-T (tau - b), then G = W^T W
+    (J M^-1 = W^T D^-1/2 L^-1), G f = -gamma - W^T t and qdd = L^-1 D^-1/2
+    (t + W f).
     """
     nb, n = body_count(model), qd.shape[0]
     m = rows_of(contacts, count)
@@ -185,7 +186,7 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     bias = np.empty(n)
     rnea_into(model, q, qd, None, None, work, bias)
     world_poses(model, work, poses)
-    jac = np.empty((m, n))   # J, then Y = L^-T J^T row by row
+    jac = np.empty((m, n))   # J, then W = D^-1/2 L^-T J^T row by row
     gamma = np.empty(m)
     g = gravity_of(model)
     rows_from_pass(model, work, poses, qd, contacts, count, (-g[0], -g[1], -g[2]), jac, gamma)
@@ -195,39 +196,44 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     tree = velocity_parents(model, parents)
     if not ltdl_into(factor, parents):
         return 2
+    scale = np.empty(n)   # D^-1/2
     smallest, largest = np.inf, 0.0
     for k in range(n):
         smallest, largest = min(smallest, factor[k, k]), max(largest, factor[k, k])
+        scale[k] = 1.0 / np.sqrt(factor[k, k])
     if n > 0 and not smallest > RANK_TOLERANCE * largest:
         return 2
+    # t = D^-1/2 L^-T (tau - b) and W = D^-1/2 Y: G = W^T W, J M^-1 (tau - b) = W^T t
     t = np.empty(n)
     for i in range(n):
         t[i] = tau[i] - bias[i]
     solve_lt(factor, parents, t)
-    deepest = np.empty(m, np.int64)   # each row's contact's deepest coordinate
+    for i in range(n):
+        t[i] *= scale[i]
+    # each row's deepest coordinate: past it the row of W is zero, and contiguous
+    # dot products up to the smaller of two rows' (the common chain, and the few zeros
+    # of other branches between) vectorize better than walks along the chains
+    deepest = np.empty(m, np.int64)
     r = 0
     for c in range(count):
-        size = int(contacts[c * NCONTACT])
         last = last_coordinate(model, int(contacts[c * NCONTACT + 1]), tree)
-        for i in range(size):
-            deepest[r + i] = last
-            solve_lt_chain(factor, parents, last, jac[r + i])
-        r += size
+        for a in range(r, r + int(contacts[c * NCONTACT])):
+            deepest[a] = last
+            solve_lt_chain(factor, parents, last, jac[a])
+            for k in range(last + 1):
+                jac[a, k] *= scale[k]
+        r += int(contacts[c * NCONTACT])
     delassus = np.empty((m, m))
     force = np.empty((m, 1))
     for a in range(m):
-        k = deepest[a]
         value = 0.0
-        while k >= 0:
-            value += jac[a, k] * t[k] / factor[k, k]
-            k = parents[k]
+        for k in range(deepest[a] + 1):
+            value += jac[a, k] * t[k]
         force[a, 0] = -gamma[a] - value
         for b in range(a + 1):
-            k = common_ancestor(parents, deepest[a], deepest[b])
             value = 0.0
-            while k >= 0:
-                value += jac[a, k] * jac[b, k] / factor[k, k]
-                k = parents[k]
+            for k in range(min(deepest[a], deepest[b]) + 1):
+                value += jac[a, k] * jac[b, k]
             delassus[a, b] = value
             delassus[b, a] = value
     lower = np.empty((m, m))
@@ -235,13 +241,11 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
         return 3
     forward_substitute(lower, force)
     back_substitute(lower, force)
-    for a in range(m):
-        k = deepest[a]
-        while k >= 0:
+    for a in range(m):   # qdd = L^-1 D^-1/2 (t + W f)
+        for k in range(deepest[a] + 1):
             t[k] += jac[a, k] * force[a, 0]
-            k = parents[k]
     for k in range(n):
-        t[k] /= factor[k, k]
+        t[k] *= scale[k]
     solve_l(factor, parents, t)
     total = 0.0
     for i in range(n):
