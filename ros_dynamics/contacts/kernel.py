@@ -29,7 +29,7 @@ body coordinates, ``NCONTACT`` values.
 from numba import carray
 import numpy as np
 from ros_dynamics._jit import kernel, read_only, state_entry
-from ros_dynamics.crba import crba_into
+from ros_dynamics.crba import crba_from_transforms
 from ros_dynamics.jacobian import bias_acceleration_at, jacobian_at_point
 from ros_dynamics.joints import (bad_positions, bad_state, body_count, gravity_of, model_at,
                                  nq_of, state_at)
@@ -191,7 +191,7 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     g = gravity_of(model)
     rows_from_pass(model, work, poses, qd, contacts, count, (-g[0], -g[1], -g[2]), jac, gamma)
     factor = np.empty((n, n))
-    crba_into(model, q, work, factor)
+    crba_from_transforms(model, work, factor)   # RNEA's transforms, still in work
     parents = np.empty(n, np.int64)
     tree = velocity_parents(model, parents)
     if not ltdl_into(factor, parents):
