@@ -86,19 +86,22 @@ def ltdl_into(mass, parents):
 
 
 @kernel
-def solve_lt_chain(factor, parents, start, x):
+def solve_lt_chain(factor, parents, start, rows):
     """
-    Overwrite x (n,) with L^-T x, for x zero outside the chain of ``start`` to the root.
+    Overwrite each row x of ``rows`` (k, n) with L^-T x; x is zero off the chain of ``start``.
 
-    Only the chain start, lambda(start), ... is visited (table 6.4's back
-    substitution restricted to it): the result is zero outside it too.
+    Only the chain start, lambda(start), ... to the root is visited (table
+    6.4's back substitution restricted to it, all k rows at once: a
+    contact's 3 or 6 Jacobian rows share their chain): the results are zero
+    outside it too.
     """
     i = start
     while i >= 0:
-        value = x[i]
         j = parents[i]
         while j >= 0:
-            x[j] -= factor[i, j] * value
+            value = factor[i, j]
+            for a in range(rows.shape[0]):
+                rows[a, j] -= value * rows[a, i]
             j = parents[j]
         i = parents[i]
 

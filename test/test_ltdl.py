@@ -104,13 +104,13 @@ def test_chain_solve_is_the_full_solve_on_a_link_chain(named):
         moving = np.flatnonzero(column)
         chain = ancestors(parents, last)
         assert set(moving) <= set(chain), link
-        x, y = column.copy(), column.copy()
+        x, y = column.copy(), np.stack([column, 2.0 * column])
         solve_lt(factor, parents, x)
         solve_lt_chain(factor, parents, last, y)
-        assert np.array_equal(x, y), link
+        assert np.array_equal(x, y[0]) and np.array_equal(2.0 * x, y[1]), link
         off = np.ones(n, bool)
         off[chain] = False
-        assert np.all(y[off] == 0.0)
+        assert np.all(y[:, off] == 0.0)
         deepest.append(last)
     for i in deepest:
         for j in deepest:
@@ -150,3 +150,24 @@ def test_contact_kernel_is_the_dense_solve(name, links, kinds):
                                                              baumgarte=(0.0, 0.0))
             reference = np.concatenate([qdd, forces])
             assert np.max(np.abs(out - reference)) < 1e-9 * max(1.0, np.max(np.abs(reference)))
+
+
+def test_random_trees_recover_their_factors():
+    """M = L^T D L built from a random tree's L and D: the factor is L and D."""
+    from ros_dynamics.ltdl import ltdl_into
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 7, 30, 60):
+        parents = np.empty(n, np.int64)
+        for k in range(n):   # any parent before k (breadth or depth first alike)
+            parents[k] = int(rng.integers(-1, k))
+        lower = np.eye(n)
+        for k in range(n):
+            for i in ancestors(parents, k)[1:]:
+                lower[k, i] = rng.uniform(-1.0, 1.0)
+        d = rng.uniform(0.1, 2.0, n)
+        mass = lower.T @ np.diag(d) @ lower
+        factor = mass.copy()
+        assert ltdl_into(factor, parents)
+        assert np.max(np.abs(np.diag(factor) - d)) < 1e-10
+        assert np.max(np.abs(np.tril(factor, -1) - np.tril(lower, -1))) < 1e-10
+        assert np.array_equal(np.triu(factor, 1), np.triu(mass, 1))   # left untouched

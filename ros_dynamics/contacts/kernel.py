@@ -217,12 +217,13 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     r = 0
     for c in range(count):
         last = last_coordinate(model, int(contacts[c * NCONTACT + 1]), tree)
-        for a in range(r, r + int(contacts[c * NCONTACT])):
+        size = int(contacts[c * NCONTACT])
+        solve_lt_chain(factor, parents, last, jac[r:r + size])
+        for a in range(r, r + size):
             deepest[a] = last
-            solve_lt_chain(factor, parents, last, jac[a])
             for k in range(last + 1):
                 jac[a, k] *= scale[k]
-        r += int(contacts[c * NCONTACT])
+        r += size
     delassus = np.empty((m, m))
     force = np.empty((m, 1))
     for a in range(m):
