@@ -17,7 +17,8 @@ loops: RNEA (its forward pass), the contact rows from that pass, CRBA on its tra
 L^T D L factorization of M (with a copy of M), the rest of the kernel (the Schur complement:
 W, G, its Cholesky, the solves, and the allocations) as the whole kernel minus those, the
 entry point (StateCall and the state checks) and the Python path (the public call minus the
-StateCall's).
+StateCall's); then Pinocchio's ``crba`` and ``nonLinearEffects`` as Python calls and a trivial
+Python call of Pinocchio's (its call overhead).
 ``python benchmarks/bench_contacts.py [--calls 500] [--repeats 7] [--parts]``.
 """
 
@@ -105,8 +106,8 @@ def part_loop(which, calls, model, q, qd, tau, contacts, count):
     return total
 
 
-def parts(robot, contacts, q, v, tau, public, calls: int, repeats: int) -> None:
-    """Print where the time of one public call goes (module doc), CPU medians."""
+def parts(robot, contacts, q, v, tau, public, calls: int, repeats: int, pinocchio) -> None:
+    """Print where the time of one public call goes (module doc), CPU medians, and pin's parts."""
     call = compiled_call(robot, contacts)
     extra = [float(len(contacts))]
     for contact in contacts:   # the packed contacts, as compiled_call binds them
@@ -133,6 +134,13 @@ def parts(robot, contacts, q, v, tau, public, calls: int, repeats: int) -> None:
                          cpu['StateCall'] - cpu['whole kernel']),
                         ('Python path', cpu['public'] - cpu['StateCall'])):
         print(f'  of which {name:42s} CPU {1e6 * value:5.2f} us', flush=True)
+    model, data = pinocchio
+    for name, part in (('pin.crba', lambda: pin.crba(model, data, q)),
+                       ('pin.nonLinearEffects', lambda: pin.nonLinearEffects(model, data, q, v)),
+                       ('pin.Model.getFrameId (a trivial call)',
+                        lambda: model.getFrameId('universe'))):
+        value = np.median([timed(part, calls) for _ in range(repeats)], axis=0)[1]
+        print(f'  Pinocchio alone: {name:35s} CPU {1e6 * value:5.2f} us', flush=True)
 
 
 def line(name: str, ours, theirs=None) -> None:
@@ -177,7 +185,7 @@ def main() -> int:
         if args.parts:
             parts(robot, contacts, q, v, tau,
                   lambda: robot.constrained_forward_dynamics(q, v, tau, contacts),
-                  args.calls * 10, args.repeats)
+                  args.calls * 10, args.repeats, (model, data))
         if kind == 'point':
             count = 200
             qs = np.tile(q, (count, 1))
