@@ -67,7 +67,7 @@ def crba_into(model, q, work, mass):
 
 @kernel(inline=True)
 def crba_from_transforms(model, work, mass):
-    """``crba_into`` on the body transforms already in ``work`` (W_ROT, W_POS: a forward pass's)."""
+    """``crba_into`` on the body transforms already in ``work`` (W_ROT, W_POS: a pass's)."""
     composite_inertias(model, work)
     mass[:, :] = 0.0
     for i in range(body_count(model)):

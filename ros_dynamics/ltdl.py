@@ -140,17 +140,6 @@ def solve_mass(factor, parents, x):
 
 
 @kernel
-def common_ancestor(parents, i, j):
-    """Return the deepest coordinate on both chains of i and j to the root (-1: none)."""
-    while i != j:
-        if i > j:
-            i = parents[i]
-        else:
-            j = parents[j]
-    return i
-
-
-@kernel
 def last_coordinate(model, body, tree):
     """
     Return the deepest velocity coordinate whose chain holds every coordinate moving ``body``.

@@ -8,13 +8,13 @@ M by CRBA (Featherstone 2008, table 6.2), b by RNEA (table 5.1), the contact
 rows J and gamma (constraints.py: world axes, a point's classical acceleration,
 a 6D frame's spatial acceleration) from RNEA's own forward pass (its gravity
 lift subtracted), then the Schur complement along the tree's sparsity:
-M = L^T D L (ltdl.py, Featherstone 2008, sec. 6.5, no fill-in), Y = L^-T J^T
-(each contact's rows touch only its chain to the root), t = L^-T (tau - b),
-the Delassus matrix G = J M^-1 J^T = Y^T D^-1 Y (two contacts share only
-their common chain), G f = -gamma - Y^T D^-1 t (dense Cholesky, Golub and Van
-Loan, "Matrix Computations", alg. 4.2.1) and qdd = L^-1 D^-1 (t + Y f)
-(Pinocchio's ``constraintDynamics`` factors its KKT matrix along the same
-sparsity). Status 0, or 1 (a state holds NaN or Inf), 2 (M not positive
+M = L^T D L (ltdl.py, Featherstone 2008, sec. 6.5, no fill-in), W = D^-1/2
+L^-T J^T (each contact's rows touch only its chain to the root), t = D^-1/2
+L^-T (tau - b), the Delassus matrix G = J M^-1 J^T = W W^T (two contacts'
+rows overlap only on their common chain), G f = -gamma - W t (dense Cholesky,
+Golub and Van Loan, "Matrix Computations", alg. 4.2.1) and qdd = L^-1 D^-1/2
+(t + W^T f) (Pinocchio's ``constraintDynamics`` factors its KKT matrix along
+the same sparsity). Status 0, or 1 (a state holds NaN or Inf), 2 (M not positive
 definite, or a pivot of D below RANK_TOLERANCE times the largest), 3 (G
 singular or ill-conditioned: a rank-deficient contact set) or 4 (the result
 overflowed): then the Python path of forward.py raises or computes the
@@ -34,8 +34,8 @@ from ros_dynamics.jacobian import bias_acceleration_at, jacobian_at_point
 from ros_dynamics.joints import (bad_positions, bad_state, body_count, gravity_of, model_at,
                                  nq_of, state_at)
 from ros_dynamics.kinematics import forward_pass, NWORK, world_poses
-from ros_dynamics.ltdl import (common_ancestor, last_coordinate, ltdl_into, solve_l, solve_lt,
-                               solve_lt_chain, velocity_parents)
+from ros_dynamics.ltdl import (last_coordinate, ltdl_into, solve_l, solve_lt, solve_lt_chain,
+                               velocity_parents)
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import add, cross, load3, load9, mat_vec, sub
 
@@ -174,10 +174,10 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
 
     contacts: ``extra`` past its count (module doc); return the status. RNEA's
     forward pass also gives the contact rows (``rows_from_pass``); M = L^T D L
-    along the tree (ltdl.py), W = D^-1/2 L^-T J^T (each contact's rows on its
-    chain to the root only) and t = D^-1/2 L^-T (tau - b), then G = W^T W
-    (J M^-1 = W^T D^-1/2 L^-1), G f = -gamma - W^T t and qdd = L^-1 D^-1/2
-    (t + W f).
+    along the tree (ltdl.py), W = D^-1/2 L^-T J^T (m, n) row by row (each
+    contact's rows on its chain to the root only) and t = D^-1/2 L^-T (tau -
+    b), then G = W W^T (J M^-1 = W^T D^-1/2 L^-1 with W stored as rows),
+    G f = -gamma - W t and qdd = L^-1 D^-1/2 (t + W^T f).
     """
     nb, n = body_count(model), qd.shape[0]
     m = rows_of(contacts, count)
@@ -203,7 +203,7 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
         scale[k] = 1.0 / np.sqrt(factor[k, k])
     if n > 0 and not smallest > RANK_TOLERANCE * largest:
         return 2
-    # t = D^-1/2 L^-T (tau - b) and W = D^-1/2 Y: G = W^T W, J M^-1 (tau - b) = W^T t
+    # t = D^-1/2 L^-T (tau - b), W = D^-1/2 L^-T J^T as rows: G = W W^T, J M^-1 (tau - b) = W t
     t = np.empty(n)
     for i in range(n):
         t[i] = tau[i] - bias[i]
@@ -242,7 +242,7 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
         return 3
     forward_substitute(lower, force)
     back_substitute(lower, force)
-    for a in range(m):   # qdd = L^-1 D^-1/2 (t + W f)
+    for a in range(m):   # qdd = L^-1 D^-1/2 (t + W^T f)
         for k in range(deepest[a] + 1):
             t[k] += jac[a, k] * force[a, 0]
     for k in range(n):
