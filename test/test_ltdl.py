@@ -18,17 +18,26 @@ from robot_data import example_urdf
 from ros_dynamics import RobotModel, URDFWarning
 from ros_dynamics.ltdl import (factor_mass_matrix, last_coordinate, solve_l, solve_lt,
                                solve_lt_chain, solve_mass)
+from test_floating_algorithms import MIMIC
 from test_floating_base import BALL
+
+# MIMIC with the follower's branch first (children go in the alphabetical order of their joint
+# names): its child's coordinate comes before the leader's, so the child's Jacobian reaches past
+# its own last coordinate (the dense chain must cover it)
+FOLLOWER_FIRST = MIMIC.replace('left_joint', 'z_left_joint')
 
 MODELS = {'solo12': ('solo_description/robots/solo12.urdf', 'floating'),
           'talos_reduced': ('talos_data/robots/talos_reduced.urdf', 'floating'),
           'tiago_planar': ('tiago_description/robots/tiago.urdf', 'planar'),
           'ball': (None, None),
-          'panda_mimic': ('panda_description/urdf/panda.urdf', None)}
+          'panda_mimic': ('panda_description/urdf/panda.urdf', None),
+          'follower_first': (None, 'floating')}
 
 
 def load(name: str) -> RobotModel:
     relative, root = MODELS[name]
+    if name == 'follower_first':
+        return RobotModel.from_urdf_string(FOLLOWER_FIRST, root_joint=root)
     if relative is None:
         return RobotModel.from_urdf_string(BALL)
     with warnings.catch_warnings():
@@ -58,7 +67,7 @@ def test_factor_against_numpy(named):
     for q in robot.random_configuration(rng, count=3):
         mass = robot.mass_matrix(q)
         factor, parents, tree = factor_mass_matrix(robot.packed, mass)
-        assert tree == (name != 'panda_mimic')   # a mimic joint shares its leader's coordinate
+        assert tree == (name not in ('panda_mimic', 'follower_first'))   # mimic: no tree
         assert all(parents[k] < k for k in range(n))
         lower = np.tril(factor, -1) + np.eye(n)
         pattern = np.zeros((n, n), bool)
@@ -125,12 +134,15 @@ def test_not_positive_definite_is_refused():
 
 @pytest.mark.parametrize('name, links, kinds', [
     ('talos_reduced', ('left_sole_link', 'right_sole_link'), ('point', '6d')),
-    ('panda_mimic', ('panda_link5', 'panda_leftfinger'), ('point',))])
+    ('panda_mimic', ('panda_link5', 'panda_leftfinger'), ('point',)),
+    ('follower_first', ('tip', 'left'), ('point',))])
 def test_contact_kernel_is_the_dense_solve(name, links, kinds):
     """The compiled constrained dynamics (LTDL) against the Python path's LAPACK dposv."""
     from ros_dynamics.contacts import Contact
     from ros_dynamics.contacts.forward import compiled_call
     robot = load(name)
+    if name == 'follower_first':
+        assert robot.v_slice('tip_joint').start < robot.v_slice('z_left_joint').start
     rng = np.random.default_rng(5)
     for kind in kinds:
         contacts = [Contact(links[0], kind), Contact(links[1], 'point')]
