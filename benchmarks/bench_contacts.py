@@ -12,8 +12,14 @@ standing on four feet with friction (mu 0.7, stage 1: the QP) and without limits
 (bilateral: the least-norm forces), and a batch of constrained forward dynamics. Medians
 over ``--repeats`` runs of ``--calls`` calls, ours and Pinocchio's alternating; CPU time
 (``time.process_time``) next to wall time and the 1-minute load average at that moment.
-A breakdown of our solo12 call into its public RobotModel calls shows where the time goes.
-``python benchmarks/bench_contacts.py [--calls 500] [--repeats 7]``.
+The breakdown of our call (``--parts``, both robots) times the kernel's parts in compiled
+loops: RNEA (its forward pass), the contact rows from that pass, CRBA on its transforms, the
+L^T D L factorization of M (with a copy of M), the rest of the kernel (the Schur complement:
+W, G, its Cholesky, the solves, and the allocations) as the whole kernel minus those, the
+entry point (StateCall and the state checks) and the Python path (the public call minus the
+StateCall's); then Pinocchio's ``crba`` and ``nonLinearEffects`` as Python calls and a trivial
+Python call of Pinocchio's (its call overhead).
+``python benchmarks/bench_contacts.py [--calls 500] [--repeats 7] [--parts]``.
 """
 
 import argparse
@@ -25,11 +31,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'test'))
 
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 import pinocchio as pin  # noqa: E402
 from robot_data import example_urdf  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
 from ros_dynamics.contacts import Contact  # noqa: E402
+from ros_dynamics.contacts import kernel  # noqa: E402
+from ros_dynamics.contacts.forward import compiled_call  # noqa: E402
+from ros_dynamics.crba import crba_from_transforms  # noqa: E402
+from ros_dynamics.joints import gravity_of  # noqa: E402
+from ros_dynamics.kinematics import NWORK, world_poses  # noqa: E402
+from ros_dynamics.ltdl import ltdl_into, velocity_parents  # noqa: E402
+from ros_dynamics.rnea import rnea_into  # noqa: E402
+
+PARTS = ('RNEA', 'contact rows', 'CRBA', 'L^T D L', 'whole kernel')
 
 CASES = (('solo12, 4 x CONTACT_3D', 'solo_description/robots/solo12.urdf',
           ('FL_FOOT', 'FR_FOOT', 'HL_FOOT', 'HR_FOOT'), 'point'),
@@ -55,6 +71,78 @@ def compare(ours, theirs, calls: int, repeats: int) -> tuple:
     return np.median(mine, axis=0), np.median(other, axis=0)
 
 
+@numba.njit(cache=False)
+def part_loop(which, calls, model, q, qd, tau, contacts, count):
+    """Run part ``which`` of PARTS ``calls`` times on one state (a compiled loop, no Python)."""
+    nb, n = kernel.body_count(model), qd.shape[0]
+    m = kernel.rows_of(contacts, count)
+    work, poses = np.empty((nb, NWORK)), np.empty((nb, 12))
+    bias, mass, factor = np.empty(n), np.empty((n, n)), np.empty((n, n))
+    jac, gamma = np.empty((m, n)), np.empty(m)
+    parents, out = np.empty(n, np.int64), np.empty(n + m)
+    g = gravity_of(model)
+    rnea_into(model, q, qd, None, None, work, bias)
+    crba_from_transforms(model, work, mass)
+    total = 0.0
+    for _ in range(calls):
+        if which == 0:
+            rnea_into(model, q, qd, None, None, work, bias)
+            total += bias[0]
+        elif which == 1:
+            world_poses(model, work, poses)
+            kernel.rows_from_pass(model, work, poses, qd, contacts, count,
+                                  (-g[0], -g[1], -g[2]), jac, gamma)
+            total += gamma[0]
+        elif which == 2:
+            crba_from_transforms(model, work, factor)
+            total += factor[0, 0]
+        elif which == 3:
+            factor[:, :] = mass
+            velocity_parents(model, parents)
+            ltdl_into(factor, parents)
+            total += factor[0, 0]
+        else:
+            total += kernel.constrained_dynamics(model, q, qd, tau, contacts, count, out)
+    return total
+
+
+def parts(robot, contacts, q, v, tau, public, calls: int, repeats: int, pinocchio) -> None:
+    """Print where the time of one public call goes (module doc), CPU medians, and pin's parts."""
+    call = compiled_call(robot, contacts)
+    extra = [float(len(contacts))]
+    for contact in contacts:   # the packed contacts, as compiled_call binds them
+        body, offset = robot.link_attachment(contact.frame)
+        extra += [contact.size, body, *(offset[:3, :3] @ contact.position + offset[:3, 3])]
+    extra = np.array(extra[1:])
+    cpu = {}
+    for which, name in enumerate(PARTS):
+        part_loop(which, 2, robot.packed, q, v, tau, extra, len(contacts))
+        samples = []
+        for _ in range(repeats):
+            start = time.process_time()
+            part_loop(which, calls, robot.packed, q, v, tau, extra, len(contacts))
+            samples.append((time.process_time() - start) / calls)
+        cpu[name] = float(np.median(samples))
+    cpu['StateCall'] = np.median([timed(lambda: call(q, v, tau), calls)
+                                  for _ in range(repeats)], axis=0)[1]
+    cpu['public'] = np.median([timed(public, calls) for _ in range(repeats)], axis=0)[1]
+    rest = cpu['whole kernel'] - sum(cpu[name] for name in PARTS[:4])
+    for name, value in (('RNEA', cpu['RNEA']), ('contact rows', cpu['contact rows']),
+                        ('CRBA', cpu['CRBA']), ('L^T D L (and a copy of M)', cpu['L^T D L']),
+                        ('W, G, Cholesky of G, solves, allocations', rest),
+                        ('entry point (StateCall, state checks)',
+                         cpu['StateCall'] - cpu['whole kernel']),
+                        ('Python path', cpu['public'] - cpu['StateCall'])):
+        print(f'  of which {name:42s} CPU {1e6 * value:5.2f} us', flush=True)
+    model, data = pinocchio
+    for name, part in (('pin.crba', lambda: pin.crba(model, data, q)),
+                       ('pin.nonLinearEffects', lambda: pin.nonLinearEffects(model, data, q, v)),
+                       ('pin.Model.getFrameId (a trivial call)',
+                        lambda: model.getFrameId('universe'))):
+        value = np.median([timed(part, calls) for _ in range(repeats)], axis=0)[1]
+        print(f'  Pinocchio alone: {name:35s} CPU {1e6 * value:5.2f} us', flush=True)
+
+
 def line(name: str, ours, theirs=None) -> None:
     text = f'{name:44s} ours wall {1e6 * ours[0]:7.1f} us CPU {1e6 * ours[1]:7.1f} us'
     if theirs is not None:
@@ -68,6 +156,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--calls', type=int, default=500)
     parser.add_argument('--repeats', type=int, default=7)
+    parser.add_argument('--parts', action='store_true',
+                        help="where the time goes: the kernel's parts (compiles a loop, ~20 s)")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     for title, relative, feet, kind in CASES:
@@ -92,16 +182,11 @@ def main() -> int:
             lambda: pin.constraintDynamics(model, data, q, v, tau, models, datas),
             args.calls, args.repeats)
         line(f'constrained FD, {title}', ours, theirs)
+        if args.parts:
+            parts(robot, contacts, q, v, tau,
+                  lambda: robot.constrained_forward_dynamics(q, v, tau, contacts),
+                  args.calls * 10, args.repeats, (model, data))
         if kind == 'point':
-            parts = {'mass_matrix': lambda: robot.mass_matrix(q),
-                     'bias_torques': lambda: robot.bias_torques(q, v),
-                     '4 x jacobian': lambda: [robot.jacobian(q, f) for f in feet],
-                     '4 x jacobian_dot_qd': lambda: [robot.jacobian_dot_qd(q, v, f)
-                                                     for f in feet]}
-            for name, part in parts.items():
-                part()
-                line(f'  of which {name}', np.median([timed(part, args.calls)
-                                                      for _ in range(args.repeats)], axis=0))
             count = 200
             qs = np.tile(q, (count, 1))
             vs = rng.standard_normal((count, model.nv))

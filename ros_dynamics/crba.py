@@ -62,6 +62,12 @@ def crba_into(model, q, work, mass):
     armature I_a to the diagonal.
     """
     transforms(model, q, work)
+    crba_from_transforms(model, work, mass)
+
+
+@kernel(inline=True)
+def crba_from_transforms(model, work, mass):
+    """``crba_into`` on the body transforms already in ``work`` (W_ROT, W_POS: a pass's)."""
     composite_inertias(model, work)
     mass[:, :] = 0.0
     for i in range(body_count(model)):

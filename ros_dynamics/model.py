@@ -57,6 +57,8 @@ _ARGUMENT_NAMES = {
 # each call allocates its own workspace, so any number of callers may do this at once).
 # states whose body forces are computed at once (a batch with external wrenches)
 _FORCE_ROWS = 1024
+# functions of the layers above the model (contacts) once imported: {name: function}
+_ABOVE = {}
 
 
 # Fast paths: a single state of float64 C-contiguous vectors goes straight to
@@ -1137,8 +1139,11 @@ class RobotModel:
 
         See ros_dynamics.contacts.forward (conventions: docs/contacts.md).
         """
-        from ros_dynamics.contacts.forward import constrained_forward_dynamics
-        return constrained_forward_dynamics(self, q, v, tau, contacts, baumgarte)
+        solve = _ABOVE.get('constrained_forward_dynamics')
+        if solve is None:   # a layer above the model, imported on first use (then 0.5 us saved)
+            from ros_dynamics.contacts.forward import constrained_forward_dynamics as solve
+            _ABOVE['constrained_forward_dynamics'] = solve
+        return solve(self, q, v, tau, contacts, baumgarte)
 
     def contact_inverse_dynamics(self, q, v, qdd, contacts, **options) -> tuple:
         """

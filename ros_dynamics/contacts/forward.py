@@ -47,9 +47,11 @@ from ros_dynamics.statecall import StateCall
 from scipy.linalg.lapack import dposv
 
 RANK_TOLERANCE = 1e-10
-# the compiled calls bound per robot: {robot: {(entry, ids of the contacts): (packed model,
-# contacts, call)}}; an entry holds its contacts, so their ids stay theirs while it lives
-_COMPILED = weakref.WeakKeyDictionary()
+# the compiled calls bound per entry and robot: {entry: {robot: {ids of the contacts: (packed
+# model, contacts, call, nv)}}}; an entry holds its contacts, so their ids stay theirs while
+# it lives
+_COMPILED = {constrained_dynamics_entry: weakref.WeakKeyDictionary()}
+_NEW_TUPLE = tuple.__new__   # ConstrainedDynamics without its Python-level __new__ (per call)
 _MAX_BOUND = 64   # contact sets bound per robot before the oldest are forgotten
 
 
@@ -122,19 +124,28 @@ def compiled_call(robot, contacts, entry=constrained_dynamics_entry) -> Optional
     singular M, a rank-deficient contact set): then the Python path answers.
     None when the contacts are not a valid sequence of Contact on links of ``robot``.
     """
+    bound = _bound(robot, contacts, entry)
+    return None if bound is None else bound[2]
+
+
+def _bound(robot, contacts, entry) -> Optional[tuple]:
+    """Return ``compiled_call``'s bound entry (packed model, contacts, call, nv) or None."""
     if isinstance(contacts, Contact):
         contacts = (contacts,)
+    robots = _COMPILED.get(entry)
+    if robots is None:
+        robots = _COMPILED.setdefault(entry, weakref.WeakKeyDictionary())
     try:
-        calls = _COMPILED.get(robot)
-        key = (entry.__name__,) + tuple(map(id, contacts))
+        key = tuple(map(id, contacts))
+        calls = robots.get(robot)
     except TypeError:
         return None
     if calls is None:
-        calls = _COMPILED.setdefault(robot, {})
+        calls = robots.setdefault(robot, {})
     packed = robot.packed
     bound = calls.get(key)
     if bound is not None and bound[0] is packed:
-        return bound[2]
+        return bound
     try:
         contacts = as_contacts(contacts)
         check_frames(robot, contacts)
@@ -153,8 +164,8 @@ def compiled_call(robot, contacts, entry=constrained_dynamics_entry) -> Optional
     call = StateCall(entry.address, packed, robot.nv, inputs, shape, np.array(extra), robot.nq)
     if len(calls) >= _MAX_BOUND:
         calls.clear()
-    calls[key] = (packed, contacts, call)
-    return call
+    calls[key] = bound = (packed, contacts, call, robot.nv)
+    return bound
 
 
 def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
@@ -170,11 +181,20 @@ def constrained_forward_dynamics(robot, q, v, tau, contacts: Sequence,
     and the stacked forces (m,) or (N, m): a point contact's force (N) at its
     point, a 6D contact's [force; moment] (N, N m) at its frame origin, world axes.
     """
-    call = compiled_call(robot, contacts) if baumgarte is None else None
-    if call is not None:
-        out = call(q, v, tau)   # None for batches and anything the kernel refused
-        if out is not None:
-            return ConstrainedDynamics(out[:robot.nv], out[robot.nv:])
+    call = None
+    if baumgarte is None:
+        try:   # the bound call of this robot and contact set (_bound), looked up inline
+            packed, _, call, nv = _COMPILED[constrained_dynamics_entry][robot][
+                tuple(map(id, contacts))]
+        except (KeyError, TypeError):
+            packed = None
+        if packed is not robot.packed:
+            bound = _bound(robot, contacts, constrained_dynamics_entry)
+            call, nv = (None, 0) if bound is None else bound[2:]
+        if call is not None:
+            out = call(q, v, tau)   # None for batches and anything the kernel refused
+            if out is not None:
+                return _NEW_TUPLE(ConstrainedDynamics, (out[:nv], out[nv:]))
     contacts = as_contacts(contacts)
     check_frames(robot, contacts)
     gains = (0.0, 0.0) if baumgarte is None else baumgarte_gains(baumgarte)

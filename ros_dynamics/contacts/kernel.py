@@ -6,15 +6,20 @@ Constrained forward dynamics in one compiled call: forward.py's equations, no Py
 
 M by CRBA (Featherstone 2008, table 6.2), b by RNEA (table 5.1), the contact
 rows J and gamma (constraints.py: world axes, a point's classical acceleration,
-a 6D frame's spatial acceleration) from one forward pass at qdd = 0, then
-the Schur complement: with M = L L^T (Golub and Van Loan, "Matrix
-Computations", alg. 4.2.1) and Y = L^-1 [tau - b, J^T], G = J M^-1 J^T =
-Y_J^T Y_J, G f = -gamma - Y_J^T y_0 (Cholesky again) and qdd = L^-T (y_0 +
-Y_J f). Status 0, or 1 (a state holds NaN or Inf), 2 (M not positive
-definite), 3 (G singular or ill-conditioned: a rank-deficient contact set) or
-4 (the result overflowed): then the Python path of forward.py raises or
-computes the least-norm forces. No Baumgarte terms here (forward.py
-takes its Python path for them).
+a 6D frame's spatial acceleration) from RNEA's own forward pass (its gravity
+lift subtracted), then the Schur complement along the tree's sparsity:
+M = L^T D L (ltdl.py, Featherstone 2008, sec. 6.5, no fill-in), W = D^-1/2
+L^-T J^T (each contact's rows touch only its chain to the root), t = D^-1/2
+L^-T (tau - b), the Delassus matrix G = J M^-1 J^T = W W^T (two contacts'
+rows overlap only on their common chain), G f = -gamma - W t (dense Cholesky,
+Golub and Van Loan, "Matrix Computations", alg. 4.2.1) and qdd = L^-1 D^-1/2
+(t + W^T f) (Pinocchio's ``constraintDynamics`` factors its KKT matrix along
+the same sparsity). Status 0, or 1 (a state holds NaN or Inf), 2 (M not positive
+definite, or a pivot of D below RANK_TOLERANCE times the largest), 3 (G
+singular or ill-conditioned: a rank-deficient contact set) or 4 (the result
+overflowed): then the Python path of forward.py raises or computes the
+least-norm forces. No Baumgarte terms here (forward.py takes its Python path
+for them).
 
 ``extra`` holds the contacts: their count, then per contact its size (3 or 6),
 its body (-1: the fixed root) and its point (the contact frame's origin) in
@@ -24,12 +29,15 @@ body coordinates, ``NCONTACT`` values.
 from numba import carray
 import numpy as np
 from ros_dynamics._jit import kernel, read_only, state_entry
-from ros_dynamics.crba import crba_into
+from ros_dynamics.crba import crba_from_transforms
 from ros_dynamics.jacobian import bias_acceleration_at, jacobian_at_point
-from ros_dynamics.joints import bad_positions, bad_state, body_count, model_at, nq_of, state_at
+from ros_dynamics.joints import (bad_positions, bad_state, body_count, gravity_of, model_at,
+                                 nq_of, state_at)
 from ros_dynamics.kinematics import forward_pass, NWORK, world_poses
+from ros_dynamics.ltdl import (last_coordinate, ltdl_into, solve_l, solve_lt, solve_lt_chain,
+                               velocity_parents)
 from ros_dynamics.rnea import rnea_into
-from ros_dynamics.spatial import add, cross, load3, load9, mat_vec
+from ros_dynamics.spatial import add, cross, load3, load9, mat_vec, sub
 
 NCONTACT = 5            # values per contact in ``extra``: size, body, point (3)
 RANK_TOLERANCE = 1e-10  # forward.RANK_TOLERANCE: G's smallest pivot^2 relative to its largest
@@ -96,11 +104,25 @@ def contact_rows_into(model, q, qd, contacts, count, jac, gamma):
     contacts: ``extra`` past its count (module doc). One forward pass at qdd = 0
     without gravity gives every body's velocity, bias acceleration and pose.
     """
-    nb, n = body_count(model), qd.shape[0]
+    nb = body_count(model)
     work = np.empty((nb, NWORK))
     poses = np.empty((nb, 12))
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     world_poses(model, work, poses)
+    rows_from_pass(model, work, poses, qd, contacts, count, (0.0, 0.0, 0.0), jac, gamma)
+
+
+@kernel
+def rows_from_pass(model, work, poses, qd, contacts, count, lift, jac, gamma):
+    """
+    Fill J (m, n) and gamma (m,) from a forward pass at qdd = 0 (``work``) and its ``poses``.
+
+    lift: the root's linear acceleration in that pass (world axes; minus gravity
+    after RNEA's pass, the "gravity trick"), subtracted from every point's
+    classical acceleration and every frame's spatial linear one (it adds the
+    same to each: a uniform translation has no angular part).
+    """
+    n = qd.shape[0]
     jac[:, :] = 0.0
     gamma[:] = 0.0
     point_jac = np.empty((6, n))
@@ -113,6 +135,7 @@ def contact_rows_into(model, q, qd, contacts, count, jac, gamma):
             point = add(load3(poses, body, 9), mat_vec(load9(poses, body, 0), local))
             jacobian_at_point(model, poses, body, point, point_jac)
             angular, _, classical = bias_acceleration_at(work, poses, body, local)
+            classical = sub(classical, lift)
             for i in range(size):
                 for j in range(n):
                     jac[r + i, j] = point_jac[i, j]
@@ -149,58 +172,86 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     """
     Write [qdd; f] (n + m) of M qdd + b = tau + J^T f, J qdd + gamma = 0 into ``out``.
 
-    contacts: ``extra`` past its count (module doc); return the status.
+    contacts: ``extra`` past its count (module doc); return the status. RNEA's
+    forward pass also gives the contact rows (``rows_from_pass``); M = L^T D L
+    along the tree (ltdl.py), W = D^-1/2 L^-T J^T (m, n) row by row (each
+    contact's rows on its chain to the root only) and t = D^-1/2 L^-T (tau -
+    b), then G = W W^T (J M^-1 = W^T D^-1/2 L^-1 with W stored as rows),
+    G f = -gamma - W t and qdd = L^-1 D^-1/2 (t + W^T f).
     """
     nb, n = body_count(model), qd.shape[0]
     m = rows_of(contacts, count)
     work = np.empty((nb, NWORK))
+    poses = np.empty((nb, 12))
     bias = np.empty(n)
     rnea_into(model, q, qd, None, None, work, bias)
-    mass = np.empty((n, n))
-    crba_into(model, q, work, mass)
-    jac = np.empty((m, n))
+    world_poses(model, work, poses)
+    jac = np.empty((m, n))   # J, then W = D^-1/2 L^-T J^T row by row
     gamma = np.empty(m)
-    contact_rows_into(model, q, qd, contacts, count, jac, gamma)
-    lower = np.empty((n, n))
-    if not cholesky_into(mass, lower):
+    g = gravity_of(model)
+    rows_from_pass(model, work, poses, qd, contacts, count, (-g[0], -g[1], -g[2]), jac, gamma)
+    factor = np.empty((n, n))
+    crba_from_transforms(model, work, factor)   # RNEA's transforms, still in work
+    parents = np.empty(n, np.int64)
+    tree = velocity_parents(model, parents)
+    if not ltdl_into(factor, parents):
         return 2
-    # Y = L^-1 [tau - b, J^T] (forward substitution only): G = Y_J^T Y_J and
-    # G f = -gamma - Y_J^T y0, then qdd = L^-T (y0 + Y_J f)
-    solved = np.empty((n, m + 1))
+    scale = np.empty(n)   # D^-1/2
+    smallest, largest = np.inf, 0.0
+    for k in range(n):
+        smallest, largest = min(smallest, factor[k, k]), max(largest, factor[k, k])
+        scale[k] = 1.0 / np.sqrt(factor[k, k])
+    if n > 0 and not smallest > RANK_TOLERANCE * largest:
+        return 2
+    # t = D^-1/2 L^-T (tau - b), W = D^-1/2 L^-T J^T as rows: G = W W^T, J M^-1 (tau - b) = W t
+    t = np.empty(n)
     for i in range(n):
-        solved[i, 0] = tau[i] - bias[i]
-        for k in range(m):
-            solved[i, k + 1] = jac[k, i]
-    forward_substitute(lower, solved)
+        t[i] = tau[i] - bias[i]
+    solve_lt(factor, parents, t)
+    for i in range(n):
+        t[i] *= scale[i]
+    # each row's deepest coordinate: past it the row of W is zero, and contiguous
+    # dot products up to the smaller of two rows' (the common chain, and the few zeros
+    # of other branches between) vectorize better than walks along the chains
+    deepest = np.empty(m, np.int64)
+    r = 0
+    for c in range(count):
+        last = last_coordinate(model, int(contacts[c * NCONTACT + 1]), tree)
+        size = int(contacts[c * NCONTACT])
+        solve_lt_chain(factor, parents, last, jac[r:r + size])
+        for a in range(r, r + size):
+            deepest[a] = last
+            for k in range(last + 1):
+                jac[a, k] *= scale[k]
+        r += size
     delassus = np.empty((m, m))
     force = np.empty((m, 1))
     for a in range(m):
         value = 0.0
-        for j in range(n):
-            value += solved[j, a + 1] * solved[j, 0]
+        for k in range(deepest[a] + 1):
+            value += jac[a, k] * t[k]
         force[a, 0] = -gamma[a] - value
         for b in range(a + 1):
             value = 0.0
-            for j in range(n):
-                value += solved[j, a + 1] * solved[j, b + 1]
+            for k in range(min(deepest[a], deepest[b]) + 1):
+                value += jac[a, k] * jac[b, k]
             delassus[a, b] = value
             delassus[b, a] = value
-    factor = np.empty((m, m))
-    if not cholesky_into(delassus, factor):
+    lower = np.empty((m, m))
+    if not cholesky_into(delassus, lower):
         return 3
-    forward_substitute(factor, force)
-    back_substitute(factor, force)
-    accel = np.empty((n, 1))
-    for i in range(n):
-        value = solved[i, 0]
-        for k in range(m):
-            value += solved[i, k + 1] * force[k, 0]
-        accel[i, 0] = value
-    back_substitute(lower, accel)
+    forward_substitute(lower, force)
+    back_substitute(lower, force)
+    for a in range(m):   # qdd = L^-1 D^-1/2 (t + W^T f)
+        for k in range(deepest[a] + 1):
+            t[k] += jac[a, k] * force[a, 0]
+    for k in range(n):
+        t[k] *= scale[k]
+    solve_l(factor, parents, t)
     total = 0.0
     for i in range(n):
-        out[i] = accel[i, 0]
-        total += accel[i, 0] * accel[i, 0]
+        out[i] = t[i]
+        total += t[i] * t[i]
     for k in range(m):
         out[n + k] = force[k, 0]
         total += force[k, 0] * force[k, 0]
