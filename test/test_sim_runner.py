@@ -260,3 +260,20 @@ def test_answers_before_the_question_do_not_count(two_r):
 def test_a_bad_schedule_names_the_parameter(schedule, named):
     with pytest.raises(ScheduleError, match=re.escape(named)):
         Schedule(**schedule)
+
+
+def test_lockstep_starts_over_from_a_state_set_while_waiting(two_r):
+    """~/set_state during the wait: no step on the old question; the new state is asked."""
+    runner, recorder, clock = runner_for(two_r, lockstep=True)
+
+    def a_service_sets_the_state() -> None:
+        if len(recorder.states) == 1:
+            recorder.answers = 1              # the controller answers the new question
+            with runner.lock:
+                runner.sim.set_state(Q0 + 0.1)
+                runner.state_set()
+    clock.on_wait = a_service_sets_the_state
+    assert runner.lockstep_period() == (False, False, 0.0)
+    assert runner.steps == 0 and recorder.states == [0, 0]
+    assert runner.lockstep_period()[:2] == (True, True)   # answered: not asked a third time
+    assert runner.steps == 1 and recorder.states == [0, 0]
