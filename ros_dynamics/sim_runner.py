@@ -191,7 +191,7 @@ class SimRunner:
     state), ``answers`` (lockstep: commands since the question).
     """
 
-    def __init__(self, schedule: Schedule, outputs: Outputs, clock=None,
+    def __init__(self, schedule: Schedule, outputs: Outputs, clock: Optional[WallClock] = None,
                  paused: bool = False) -> None:
         """Run ``schedule`` with ``outputs`` on ``clock`` (a ``WallClock`` if None)."""
         self.schedule = schedule
