@@ -42,14 +42,8 @@ expects) the torque of the ``mode``:
 with the reference from ``reference`` (``trajectory_msgs/JointTrajectoryPoint``
 ordered by ``joints``) or ``reference_trajectory`` (``JointTrajectory``, its
 first point, joints by name), subscribed only in those two modes (and with
-``friction_compensation: reference``). The damping term of ``gravity_compensation``
-(Kd = diag(``kd``), 1/s, qd the measured velocity) is computed-torque's
-velocity feedback with a zero reference velocity and no Coriolis term: under
-exact gravity compensation the kinetic energy T = qd^T M qd / 2 then obeys
-dT/dt = -qd^T M Kd qd (the skew symmetry of dM/dt - 2 C cancels the rest), so
-with one gain for every joint T(t) = T(0) exp(-2 kd t): a disturbed arm comes
-to rest with the time constant 1 / kd whatever its pose, where the pure
-g(q) keeps any momentum it is given. With ``friction_compensation`` ``reference``
+``friction_compensation: reference``); nodes/feedforward.py has the law, and why
+``kd`` brings a disturbed arm to rest. With ``friction_compensation`` ``reference``
 (``measured``) the joint friction of the model (``actuators`` parameter:
 the actuators YAML; RobotModel.friction_torques) at the reference (measured)
 velocity is added in every mode; the services include it at the request's
@@ -91,24 +85,23 @@ from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
-from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import LifecycleNode
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from ros_dynamics.control import computed_torque
 from ros_dynamics.nodes import cdr, contact_service, gravity_stream, time_optimal_service
 from ros_dynamics.nodes.base_state import BaseJoint
 from ros_dynamics.nodes.base_stream import BaseOdometry
-from ros_dynamics.nodes.common import (diagnostics_message, doubles, guarded, main_for,
-                                       matrix_message, ModelSource, NodeTime, OVERFLOW,
-                                       Timing)
+from ros_dynamics.nodes.common import (diagnostics_message, guarded, main_for, ModelSource,
+                                       NodeTime, OVERFLOW, Timing)
 from ros_dynamics.nodes.contact_stream import ContactStream
-from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
+from ros_dynamics.nodes.dynamics_services import forward_dynamics, inverse_dynamics
+from ros_dynamics.nodes.feedforward import check_values, Feedforward
+from ros_dynamics.nodes.inverse_dynamics_parameters import InverseDynamicsParameters
+from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.managed import ManagedStream
-from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
+from ros_dynamics.nodes.parameters import ParameterError
 from ros_dynamics.nodes.payload_estimation import PayloadEstimation
 from ros_dynamics.nodes.payloads import PayloadInterface
-from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
-from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
+from ros_dynamics.nodes.stale import StalePolicy
 from ros_dynamics.nodes.trajectory_service import trajectory_dynamics
 from ros_dynamics.srv import (ContactInverseDynamics, ForwardDynamics, InverseDynamics,
                               TrajectoryDynamics)
@@ -116,139 +109,19 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-MODES = ('gravity_compensation', 'inverse_dynamics', 'computed_torque')
-UNLISTED = ('hold', 'require', 'ignore')
-FRICTION_COMPENSATION = ('false', 'reference', 'measured')
 # joint_states: sensor data, newest only (a feedforward torque of an old state is worthless)
 STREAM_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                         reliability=ReliabilityPolicy.BEST_EFFORT,
                         durability=DurabilityPolicy.VOLATILE)
 
 
-def wrenches_from(link_wrenches) -> dict:
-    """Return {link: [f; t]} from LinkWrench messages (names checked by the core)."""
-    out = {}
-    for item in link_wrenches:
-        f, t = item.wrench.force, item.wrench.torque
-        out[item.link] = np.array([f.x, f.y, f.z, t.x, t.y, t.z])
-    return out
-
-
-class Feedforward:
-    """
-    Precomputed index maps of the stream for one model and one ``joints`` list.
-
-    ``joints`` may be a subset of the model's joints (a ros2_control
-    controller's arm joints without the gripper's): the others (``unlisted``)
-    are ``hold`` (their latest received position, 0 clamped into their limits
-    until one arrives; they never make the state stale), ``require`` (they
-    must be fresh in ``joint_states`` like the listed ones) or ``ignore``
-    (always 0 clamped into their limits).
-    """
-
-    def __init__(self, model, joints: list, kp: list, kd: list,
-                 unlisted: str = 'hold') -> None:
-        """Check ``joints``, ``unlisted`` and the gains against the model and build the maps."""
-        if unlisted not in UNLISTED:
-            raise ValueError(f'unlisted_joints: {unlisted!r} is not one of {", ".join(UNLISTED)}')
-        self.model = model   # a RobotModel, or the ActuatedModel of a base (nodes/base_stream.py)
-        self.base = getattr(model, 'odometry', None)
-        self.vectors = JointVectorMap(model.joint_names)
-        self.joints = list(joints) or list(model.joint_names)
-        self.output = self.vectors.indices(self.joints, 'joints')
-        self.output_index = np.array(self.output, dtype=np.intp)
-        listed = np.zeros(model.dof, bool)
-        listed[self.output] = True
-        self.listed = listed
-        self.unlisted = [name for name, out in zip(model.joint_names, listed) if not out]
-        n = len(self.joints)
-        gains = {}
-        for name, values in (('kp', kp), ('kd', kd)):
-            values = [float(v) for v in values]
-            if len(values) == 1:
-                values = values * n
-            if len(values) != n:
-                raise ValueError(f'{name}: expected {n} gains (one per joint of `joints`) '
-                                 f'or one for all, got {len(values)}')
-            if any(v < 0 or not math.isfinite(v) for v in values):
-                raise ValueError(f'{name}: gains must be finite and >= 0')
-            gain = np.zeros(model.dof)
-            gain[self.output] = values
-            gains[name] = gain
-        self.kp, self.kd = gains['kp'], gains['kd']
-        self.damped = bool(self.kd.any())   # gravity_compensation's -M(q) kd qd
-        self.effort_bounds = (-model.effort_limit, model.effort_limit)
-        rest = np.clip(np.zeros(model.dof), model.lower, model.upper)
-        self.state = JointStateBuffer(
-            self.vectors, required=listed | (unlisted == 'require'),
-            ignored=self.unlisted if unlisted == 'ignore' else (),
-            initial=np.where(listed | (unlisted == 'require'), np.nan, rest))
-        self.reference: Optional[tuple] = None
-        # the compiled stream (nodes/gravity_stream.py), armed by the node on names seen
-        # twice in a row (last_names) at most once a second (armed_at, node-clock s)
-        self.compiled: Optional[gravity_stream.CompiledGravityStream] = None
-        self.last_names: tuple = ()
-        self.armed_at = -math.inf
-
-
-class InverseDynamicsNode(ManagedStream, LifecycleNode):
+class InverseDynamicsNode(InverseDynamicsParameters, ManagedStream, LifecycleNode):
     """Serve inverse/forward/trajectory dynamics and stream feedforward torques (managed)."""
 
     def __init__(self) -> None:
         """Declare and check the parameters; configure and activate if ``autostart``."""
         super().__init__('inverse_dynamics')
-        self._mode = declare(
-            self, 'mode', 'gravity_compensation',
-            'feedforward torque of the commands stream: gravity_compensation (g(q)), '
-            'inverse_dynamics (RNEA of the reference), computed_torque (M (qdd_ref + kd e_dot '
-            '+ kp e) + C qd + g)', constraints='one of ' + ', '.join(MODES))
-        self._joints = [j for j in declare(
-            self, 'joints', [''],
-            'output order of the commands (Float64MultiArray), as the joints parameter of a '
-            'ros2_control forward_command_controller; a subset of the model joints is allowed '
-            '(see unlisted_joints); [] or [""] = every model joint in model order',
-            flexible=True) if j]
-        self._kp = list(declare(self, 'kp', [0.0],
-                                'computed_torque position gains per joint of joints, or one for '
-                                'all (1/s^2)', value_range=NON_NEGATIVE, flexible=True))
-        self._kd = list(declare(self, 'kd', [0.0],
-                                'velocity gains per joint of joints, or one for all (1/s): '
-                                'computed_torque feedback, and the damping -M(q) kd qd of '
-                                'gravity_compensation', value_range=NON_NEGATIVE,
-                                flexible=True))
-        self._unlisted = declare(
-            self, 'unlisted_joints', 'hold',
-            'model joints not in joints: hold (latest received position, 0 clamped into the '
-            'limits until one arrives; never stale), require (must be fresh in joint_states), '
-            'ignore (always 0 clamped into the limits)', constraints='one of '
-            + ', '.join(UNLISTED))
-        self._include_gravity = declare(
-            self, 'include_gravity', True,
-            'include g(q) in the commands; false for controllers that compensate gravity '
-            'themselves (Franka, KUKA): sending g(q) would double it')
-        self._on_stale = declare(
-            self, 'on_stale', 'zero', STALE_DESCRIPTION + ' (ramp and hold run the stream '
-            'in Python, not the compiled path)', constraints='one of ' + ', '.join(ON_STALE))
-        self._stale_duration = declare(self, 'stale_duration', 0.5, DURATION_DESCRIPTION,
-                                       value_range=NON_NEGATIVE)
-        self._clamp = declare(self, 'clamp_effort', True,
-                              'clamp the commands to the URDF effort limits')
-        self._timeout = declare(
-            self, 'state_timeout', 0.1,
-            'a joint state is stale when a required joint was not updated for this long or '
-            'the message is stamped older than this by the node clock (s, > 0)',
-            value_range=NON_NEGATIVE, constraints='> 0')
-        self._publish_joint_state = declare(
-            self, 'publish_joint_state', False,
-            'also publish each command as sensor_msgs/JointState on effort_commands')
-        self._friction = str(declare(
-            self, 'friction_compensation', 'false',
-            "add the model's joint friction to the feedforward and the services: false, "
-            'reference (friction of the reference velocity) or measured (of the measured '
-            'velocity)', constraints='one of ' + ', '.join(FRICTION_COMPENSATION),
-            flexible=True)).lower()   # flexible: YAML's bare false is the choice 'false'
-        self._period = declare(self, 'diagnostics_period', 1.0, 'period of /diagnostics (s, > 0)',
-                               read_only=True, value_range=NON_NEGATIVE, constraints='> 0')
+        self._declare_parameters()   # nodes/inverse_dynamics_parameters.py
         self._lock = threading.Lock()
         self._feedforward: Optional[Feedforward] = None
         self._vectors: Optional[tuple] = None
@@ -261,7 +134,7 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         self._skipped_malformed = 0
         self._window = {'received': 0, 'stale': 0, 'offset': 0.0}   # since the last diagnostics
         self._time = NodeTime(self)
-        problem = self._check(self._values())
+        problem = check_values(self._values())
         if problem:
             raise ParameterError(f'parameter {problem}', self.get_logger().name)
         self._effort_states = None   # effort_commands, once publish_joint_state
@@ -339,36 +212,6 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
         super().destroy_node()
 
     # ------------------------------------------------------------------ configuration
-    def _values(self, **changes) -> dict:
-        values = {'mode': self._mode, 'state_timeout': self._timeout, 'joints': self._joints,
-                  'kp': self._kp, 'kd': self._kd, 'unlisted_joints': self._unlisted,
-                  'include_gravity': self._include_gravity, 'on_stale': self._on_stale,
-                  'friction_compensation': self._friction,
-                  'stale_duration': self._stale_duration}
-        values.update(changes)
-        return values
-
-    @staticmethod
-    def _check(values: dict) -> str:
-        mode, timeout = values['mode'], float(values['state_timeout'])
-        if mode not in MODES:
-            return f'mode: {mode!r} is not one of {", ".join(MODES)}'
-        if not (math.isfinite(timeout) and timeout > 0.0):
-            return f'state_timeout: must be > 0 s, got {timeout}'
-        if values['on_stale'] not in ON_STALE:
-            return f'on_stale: {values["on_stale"]!r} is not one of {", ".join(ON_STALE)}'
-        if values['unlisted_joints'] not in UNLISTED:
-            return (f'unlisted_joints: {values["unlisted_joints"]!r} is not one of '
-                    f'{", ".join(UNLISTED)}')
-        if mode == 'gravity_compensation' and not values['include_gravity']:
-            return ('include_gravity false in mode gravity_compensation leaves nothing to send; '
-                    'use inverse_dynamics or computed_torque')
-        friction = str(values['friction_compensation']).lower()
-        if friction not in FRICTION_COMPENSATION:
-            return (f'friction_compensation: {friction!r} is not one of '
-                    f'{", ".join(FRICTION_COMPENSATION)}')
-        return ''
-
     def _configure(self, model, joints, kp, kd) -> None:
         try:
             feedforward = Feedforward(self._odometry.actuated(model), joints, kp, kd,
@@ -398,83 +241,24 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
             cached = (model, JointVectorMap(base.actuated), base)
         return cached
 
-    def _on_parameters(self, parameters) -> SetParametersResult:
-        try:   # values as declared: [] and one scalar for all, integers for doubles
-            changes = {p.name: checked(self, p.name, p.value) for p in parameters
-                       if p.name in self._values()}
-        except ParameterError as error:
-            return SetParametersResult(successful=False, reason=str(error))
-        if 'joints' in changes:
-            changes['joints'] = [j for j in changes['joints'] if j]
-        values = self._values(**changes)
-        problem = self._check(values)
-        joints, kp, kd = values['joints'], list(values['kp']), list(values['kd'])
-        model = self._models.model if hasattr(self, '_models') else None
-        if not problem and model is not None:
-            try:
-                Feedforward(self._odometry.actuated(model), joints, kp, kd,
-                            values['unlisted_joints'])
-            except ValueError as error:
-                problem = str(error)
-        if problem:
-            return SetParametersResult(successful=False, reason=problem)
-        self._mode, self._timeout = values['mode'], float(values['state_timeout'])
-        self._joints, self._kp, self._kd = joints, kp, kd
-        self._unlisted, self._on_stale = values['unlisted_joints'], values['on_stale']
-        self._stale_duration = float(changes.get('stale_duration', self._stale_duration))
-        policy = getattr(self, '_stale_policy', None)
-        if policy is not None:
-            policy.policy, policy.duration = self._on_stale, self._stale_duration
-        self._include_gravity = bool(values['include_gravity'])
-        self._friction = str(values['friction_compensation']).lower()
-        values = {p.name: p.value for p in parameters}
-        self._clamp = bool(values.get('clamp_effort', self._clamp))
-        self._publish_joint_state = bool(values.get('publish_joint_state',
-                                                    self._publish_joint_state))
-        self._update_interfaces()
-        if model is not None:
-            self._configure(model, joints, kp, kd)
-        return SetParametersResult(successful=True)
-
     # ------------------------------------------------------------------ feedforward stream
     def _on_point(self, point: JointTrajectoryPoint) -> None:
         feedforward = self._feedforward
         if feedforward is None:
             return
-        n = len(feedforward.joints)
         try:
-            vectors = []
-            for field in ('positions', 'velocities', 'accelerations'):
-                values = list(getattr(point, field))
-                if not values and field != 'positions':
-                    values = [0.0] * n
-                if len(values) != n or not all(map(math.isfinite, values)):
-                    raise ValueError(f'reference {field}: expected {n} finite values ordered '
-                                     f'by `joints`')
-                vector = np.zeros(feedforward.model.dof)
-                vector[feedforward.output] = values
-                vectors.append(vector)
+            feedforward.set_point(point)
         except ValueError as error:
             self.get_logger().warning(str(error), throttle_duration_sec=5.0)
-            return
-        feedforward.reference = tuple(vectors)
 
     def _on_trajectory(self, trajectory: JointTrajectory) -> None:
         feedforward = self._feedforward
-        if feedforward is None or not trajectory.points:
+        if feedforward is None:
             return
-        point = trajectory.points[0]
         try:
-            vectors = feedforward.vectors
-            q = vectors.vector(trajectory.joint_names, point.positions, 'reference positions')
-            qd = vectors.vector(trajectory.joint_names, point.velocities,
-                                'reference velocities', default=0.0)
-            qdd = vectors.vector(trajectory.joint_names, point.accelerations,
-                                 'reference accelerations', default=0.0)
+            feedforward.set_trajectory(trajectory)
         except ValueError as error:
             self.get_logger().warning(str(error), throttle_duration_sec=5.0)
-            return
-        feedforward.reference = (q, qd, qdd)
 
     def _create_stream_subscription(self) -> None:
         """Subscribe to joint_states as bytes when the codecs check out, else as messages."""
@@ -691,110 +475,27 @@ class InverseDynamicsNode(ManagedStream, LifecycleNode):
             self._send(efforts, feedforward.joints, self._time.nanoseconds())
 
     def _torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
-        tau = self._rigid_torque(feedforward)
-        if tau is None or self._friction == 'false':
-            return tau
-        if self._friction == 'measured':
-            velocity = feedforward.state.qd
-        else:   # the reference velocity (zero when holding still under gravity compensation)
-            reference = feedforward.reference
-            velocity = reference[1] if reference is not None else np.zeros(tau.shape)
-        return tau + feedforward.model.friction_torques(velocity)
-
-    def _rigid_torque(self, feedforward: Feedforward) -> Optional[np.ndarray]:
-        model, q, qd = feedforward.model, feedforward.state.q, feedforward.state.qd
-        contacts = self._contacts if self._contacts.enabled else None   # nodes/contact_stream.py
-        if self._mode == 'gravity_compensation':
-            if contacts is not None:
-                return contacts.torque(feedforward, q, qd, -feedforward.kd * qd)
-            if not feedforward.damped:
-                return model.gravity_torques(q)
-            return model.gravity_torques(q) - model.mass_matrix(q) @ (feedforward.kd * qd)
-        reference = feedforward.reference
-        if reference is None:
+        """Return the torque of the mode (nodes/feedforward.py); None without a reference."""
+        if self._mode != 'gravity_compensation' and feedforward.reference is None:
             self.get_logger().warning(f'mode {self._mode}: no reference received yet',
                                       throttle_duration_sec=5.0)
             return None
-        if not feedforward.listed.all():   # unlisted joints: their held positions
-            reference = (np.where(feedforward.listed, reference[0], q),) + reference[1:]
-        if contacts is not None:
-            return contacts.tracking(feedforward, self._mode, q, qd, reference)
-        if self._mode == 'inverse_dynamics':
-            tau = model.inverse_dynamics(*reference)
-            return tau if self._include_gravity else tau - model.gravity_torques(reference[0])
-        tau = computed_torque(model, q, qd, *reference, feedforward.kp, feedforward.kd)
-        return tau if self._include_gravity else tau - model.gravity_torques(q)
+        contacts = self._contacts if self._contacts.enabled else None   # nodes/contact_stream.py
+        return feedforward.torque(self._mode, self._friction, self._include_gravity, contacts)
 
     # ------------------------------------------------------------------ services
     @guarded
     def _inverse_dynamics(self, request, response):
         start = time.perf_counter()
-        model, vectors, base = self._model_and_vectors()   # the base: nodes/base_state.py
-        state = request.state
-        names = state.name
-        q = base.configuration(vectors.vector(names, state.position, 'state.position'),
-                               request.base_pose)
-        friction = self._friction != 'false'
-        if request.gravity_only:
-            effort = model.gravity_torques(q)
-            qd = np.zeros(model.dof)
-            if friction:
-                effort = effort + model.friction_torques(base.velocity(vectors.vector(
-                    names, state.velocity, 'state.velocity', default=0.0), request.base_twist,
-                    'base_twist'))
-        else:
-            qd = base.velocity(vectors.vector(names, state.velocity, 'state.velocity',
-                                              default=0.0), request.base_twist, 'base_twist')
-            qdd = base.velocity(vectors.vector(names, request.accelerations, 'accelerations',
-                                               default=0.0),
-                                request.base_acceleration, 'base_acceleration')
-            wrenches = wrenches_from(request.external_wrenches)
-            effort = model.inverse_dynamics(q, qd, qdd, wrenches or None, friction=friction)
-        included = 'included at state.velocity' if friction else 'not included'
-        armature = bool(model.armature.any())
-        response.message = (f'friction {included}; armature '
-                            f'{"included" if armature else "zero"}; '
-                            f'payloads on {sorted(model.payloads) or "no link"}')
-        response.friction_included = friction
-        # g(q) alone has no armature term; M has it
-        response.armature_included = armature and (not request.gravity_only
-                                                   or request.want_mass_matrix)
-        response.joint_names = vectors.joint_name_list
-        response.effort = doubles(base.joints(effort))
-        response.base_wrench, response.base_dof = base.wrench(effort), base.nv_base
-        if request.want_gravity_torques:
-            response.gravity_torques = base.joints(model.gravity_torques(q)).tolist()
-        if request.want_bias_torques:
-            response.bias_torques = base.joints(model.bias_torques(q, qd)).tolist()
-        if request.want_mass_matrix:
-            response.mass_matrix = matrix_message(model.mass_matrix(q))
-        if request.want_coriolis_matrix:
-            response.coriolis_matrix = matrix_message(model.coriolis_matrix(q, qd))
+        inverse_dynamics(*self._model_and_vectors(), request, response,
+                         self._friction != 'false')   # nodes/dynamics_services.py
         self._service_timing.add(time.perf_counter() - start)
         return response
 
     @guarded
     def _forward_dynamics(self, request, response):
-        model, vectors, base = self._model_and_vectors()
-        state = request.state
-        names = list(state.name)
-        q = base.configuration(vectors.vector(names, state.position, 'state.position'),
-                               request.base_pose)
-        qd = base.velocity(vectors.vector(names, state.velocity, 'state.velocity', default=0.0),
-                           request.base_twist, 'base_twist')
-        # the base is not actuated: zero generalised force on its rows
-        tau = base.generalized(vectors.vector(names, state.effort, 'state.effort', default=0.0))
-        wrenches = wrenches_from(request.external_wrenches)
-        friction = self._friction != 'false'
-        if friction:   # the motors' efforts: friction takes tau_f(qd) of them
-            tau = tau - model.friction_torques(qd)
-        response.joint_names = vectors.joint_name_list
-        qdd = model.forward_dynamics(q, qd, tau, wrenches or None)
-        response.accelerations, response.base_acceleration = (base.joints(qdd).tolist(),
-                                                              base.accel(qdd))
-        response.friction_included = friction
-        response.armature_included = bool(model.armature.any())
-        return response
+        return forward_dynamics(*self._model_and_vectors(), request, response,
+                                self._friction != 'false')
 
     @guarded
     def _contact_inverse_dynamics(self, request, response):

@@ -83,37 +83,14 @@ number of controllers. An unanswered state is published again when a new
 publisher appears on the command topics (a controller started late) or after
 ``lockstep_timeout``.
 
-Cost: the physics thread advances in blocks of steps, each one compiled
-call (``Simulator.step(n)``, the same kernel and numerics as ``n`` single
-steps), up to the next thing that is due: a ``joint_states`` or ``/clock``
-publish on the sim-time grid (``publish_rate``, ``clock_period``) when paced
-at real time or slower; when faster (``real_time_factor`` 0 or > 1), about
-one publish period of wall time (the shorter of ``1 / publish_rate`` and
-``clock_period``, measured from the last blocks' step time, at most
-MAX_BLOCK_STEPS steps). A block also ends where the command timeout drops
-the effort, so the applied efforts, and hence the trajectory, are those of
-a step-by-step loop given the same commands at the same steps. Commands,
-wrenches and service calls take effect at the next block boundary. When
-paced, that is the step one step at a time would apply them at for a
-command that answers the last published state before the next deadline
-(the blocks end where the states go out); any other input lands at most
-one block later: the shorter of ``1 / publish_rate`` and, with
-``publish_clock``, ``clock_period`` of sim time (one step with the defaults,
-so paced runs step as before). Faster than real time, at most one block
-later: about the shorter of those periods of wall time, at most
-MAX_BLOCK_STEPS steps of sim time (one step at a time, a command lands at
-a sim time set by the scheduler, not by the sender, anyway).
-
-/clock is not published after every step, unlike a simulator that ticks
-the clock every physics step: ``rclpy``'s and
-``rclcpp``'s time sources subscribe to ``/clock`` with depth 1 (best effort,
-keep last), so of a burst only the newest message is ever read, and a
-sim-time timer whose period was skipped fires once at the next clock message
-(rcl drops missed periods). Faster than real time, a subscriber cannot run a
-sim-time timer every period anyway (that needs ``lockstep``); paced, the
-default 1 ms lets timers up to 1 kHz fire every period. Gazebo's ROS 2
-clock plugin makes the same trade with its clock ``publish_rate`` (10 Hz by
-default). ``clock_period: 0`` restores a message after every step.
+Cost, pacing and the schedule (ros_dynamics.sim_runner, tested without ROS): the
+physics thread advances in blocks of steps, each one compiled call, up to the next
+``joint_states`` or ``/clock`` publish that is due (on the sim-time grid when paced at real
+time or slower, about one publish period of wall time when faster) or to where the command
+timeout drops the effort; commands, wrenches and service calls take effect at the next block
+boundary. ``/clock`` goes out every ``clock_period``, not after every step (rclpy's and
+rclcpp's time sources read only the newest of a burst); ``clock_period: 0`` restores a
+message after every step.
 
 Health: a non-finite state, or total energy growing by more than
 ``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
@@ -140,22 +117,18 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import serialize_message
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
-from ros_dynamics.nodes.ground_contact import SimulatedGround
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.odometry import SimulatedBase
-from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.payloads import PayloadInterface
+from ros_dynamics.nodes.simulator_parameters import SimulatorParameters
 from ros_dynamics.nodes.urdf_source import resolve_package_url
-from ros_dynamics.simulation import SimulationDiverged, Simulator
+from ros_dynamics.sim_runner import Outputs, SimRunner
+from ros_dynamics.simulation import Simulator
 from ros_dynamics.srv import SetJointState, SimStep
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
-
-INTEGRATORS = ('rk4', 'semi_implicit_euler')
-PAUSED_PUBLISH_PERIOD = 0.1   # s of wall time between joint_states while paused
-MAX_BLOCK_STEPS = 250         # steps per compiled block at most (faster than real time)
 
 
 def clock_serializer() -> Callable[[int, int], bytes]:
@@ -180,44 +153,26 @@ def clock_serializer() -> Callable[[int, int], bytes]:
     return lambda sec, nanosec: serialize_message(Clock(clock=Time(sec=sec, nanosec=nanosec)))
 
 
-def next_time(due: float, period: float, now: float) -> float:
-    """Return the next due time of a periodic publish (s): a period on, or from ``now`` if late."""
-    due += period
-    return due if due > now else now + period
-
-
-class SimulatorNode(Node):
+class SimulatorNode(SimulatorParameters, Node):
     """Integrate a URDF arm's forward dynamics and serve it like robot hardware."""
 
     def __init__(self) -> None:
         """Declare parameters, load the model, create the interfaces, start the physics."""
         super().__init__('simulator')
-        self._lock = threading.RLock()           # guards the simulator and the inputs
-        self._wake = threading.Event()           # physics thread: something changed
-        self._stop = threading.Event()
-        self._sim: Optional[Simulator] = None
         self._vectors: Optional[JointVectorMap] = None
         self._base: Optional[SimulatedBase] = None
         self._command_index: Optional[list] = None
-        self._effort = np.zeros(0)
-        self._wrenches: dict = {}
         self._q0 = np.zeros(0)
-        self._paused = False
-        self._fault = ''
-        self._holding = False
-        self._last_command_time: Optional[float] = None
-        self._timeout_logged = False
-        self._effort_applied = False
-        self._steps = 0
         self._step_timing = Timing(5000)
-        self._answers = 0                        # lockstep: commands since the question
-        self._answered = threading.Event()       # lockstep: every expected command arrived
-        self._version = 0                        # lockstep: counts every change of the state
-        self._question: Optional[tuple] = None   # lockstep: (version, wall time, publishers)
         self._config_error = ''
         self._model_error = ''
         self._read_parameters()
-        self._paused = self._start_paused
+        # the schedule (pacing, blocks, command timeout, lockstep) runs without ROS
+        self._runner = SimRunner(self._schedule, Outputs(
+            publish_state=self._publish_state, publish_clock=self._publish_clock_message,
+            participants=self._command_publishers, log=self._log, fault=self._diagnose,
+            step_time=self._step_timing.add), paused=self._start_paused)
+        self._lock = self._runner.lock           # guards the simulator and the inputs
 
         self._joint_state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self._constraint_pub = (self.create_publisher(Float64MultiArray, '~/constraint_forces',
@@ -226,9 +181,6 @@ class SimulatorNode(Node):
                            else None)   # no /clock topic when it is not published
         self._clock_bytes = clock_serializer()
         self._published_state: Optional[JointState] = None
-        self._next_wall_publish = 0.0
-        self._next_wall_clock = 0.0
-        self._step_wall = self._dt       # wall s per step, measured over the last blocks
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         fast = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self._command_topics = [subscription.topic_name for subscription in (
@@ -250,145 +202,6 @@ class SimulatorNode(Node):
         self._rtf_window = (time.monotonic(), self._sim_time())
         self._thread = threading.Thread(target=self._run, name='physics', daemon=True)
         self._thread.start()
-
-    # ----------------------------------------------------------------- parameters
-    def _read_parameters(self) -> None:
-        def fixed(name, default, description, value_range=None, constraints='',
-                  flexible=False):
-            # read once: the physics thread and the model are built from them
-            return declare(self, name, default, description, read_only=True,
-                           value_range=value_range, constraints=constraints,
-                           flexible=flexible)
-        self._dt = fixed('dt', 0.001, 'fixed integration step (s, > 0)', NON_NEGATIVE, '> 0')
-        self._integrator = fixed('integrator', '', "integrator; '' = rk4, or "
-                                 'semi_implicit_euler with ground_contacts',
-                                 constraints="'' or one of " + ', '.join(INTEGRATORS))
-        self._rtf = fixed('real_time_factor', 1.0,
-                          'sim seconds per wall second; 0 = as fast as possible', NON_NEGATIVE)
-        self._publish_clock = fixed('publish_clock', True,
-                                    'publish rosgraph_msgs/Clock on /clock (see clock_period)')
-        self._clock_period = fixed('clock_period', 0.001,
-                                   '/clock period (s of sim time up to real time, of wall time '
-                                   'when faster); 0 = after every step', NON_NEGATIVE)
-        self._sim_time_stamps = fixed(
-            'sim_time_stamps', True,
-            'stamp joint_states with simulated time (for nodes following /clock with '
-            'use_sim_time); false: with this node clock (the wall clock unless use_sim_time), '
-            "as a real arm's driver does")
-        self._publish_rate = fixed('publish_rate', 500.0,
-                                   'joint_states rate (Hz of sim time up to real time, of wall '
-                                   'time when faster)', NON_NEGATIVE, '> 0')
-        self._command_timeout = fixed('command_timeout', 0.5,
-                                      'applied effort drops to zero when no command came for '
-                                      'this long (s of sim time); 0 = never', NON_NEGATIVE)
-        self._joints = list(fixed('joints', [''],
-                                  'joint order of the Float64MultiArray on ~/commands; [""] = '
-                                  'the model joint order', flexible=True))
-        self._gravity = list(fixed('gravity', [0.0, 0.0, -9.81],
-                                   'gravity acceleration in the root frame (m/s^2, 3 values)',
-                                   flexible=True))
-        self._use_damping = fixed('damping', True, 'apply the URDF <dynamics damping>')
-        self._use_friction = fixed('friction', True,
-                                   'apply the URDF <dynamics friction> as smoothed Coulomb '
-                                   'friction')
-        self._use_limits = fixed('position_limits', True,
-                                 'apply the position limits as stiff damped stops')
-        self._hold_until_command = fixed('hold_until_command', False,
-                                         'hold the joints at the initial state until the first '
-                                         'effort command')
-        self._start_paused = fixed('start_paused', False,
-                                   'start paused (~/pause false or ~/step to advance)')
-        self._friction_velocity = fixed('friction_velocity', 1e-3,
-                                        'velocity below which Coulomb friction is smoothed '
-                                        '(rad/s or m/s, > 0)', NON_NEGATIVE, '> 0')
-        self._energy_tolerance = fixed('energy_tolerance', 0.0,
-                                       'relative energy growth tolerated with no input before '
-                                       'the simulation counts as diverged; 0 = the integrator '
-                                       'default', NON_NEGATIVE)
-        self._diagnostics_period = fixed('diagnostics_period', 1.0,
-                                         'period of /diagnostics (s, > 0)', NON_NEGATIVE, '> 0')
-        self._report_period = fixed('pose_report_period', 0.0,
-                                    'log the pose error every this many s; 0 = off',
-                                    NON_NEGATIVE)
-        self._odometry_topic = fixed('odometry_topic', 'odom', 'nav_msgs/Odometry of a floating '
-                                     'or planar base (root_joint), with joint_states')
-        self._odom_frame = fixed('odom_frame', 'odom', 'header.frame_id of the odometry')
-        self._ground = SimulatedGround(self, fixed)   # ground_* (nodes/ground_contact.py)
-        self._loops = str(fixed('loops', '',
-                                'loop-closure YAML (path or package:// URL) for a closed '
-                                'chain; empty = a tree'))
-        self._baumgarte = (fixed('baumgarte_alpha', 10.0,
-                                 'Baumgarte stabilisation of the closures, alpha (1/s)',
-                                 NON_NEGATIVE),
-                           fixed('baumgarte_beta', 10.0,
-                                 'Baumgarte stabilisation of the closures, beta (1/s)',
-                                 NON_NEGATIVE))
-        self._lockstep = fixed('lockstep', False,
-                               'advance only when lockstep_answers commands arrived after each '
-                               'published state (deterministic closed loops)')
-        self._control_period = fixed('control_period', 0.0,
-                                     'lockstep: sim time between published states (s, a '
-                                     'multiple of dt); 0 = every step', NON_NEGATIVE)
-        self._lockstep_answers = fixed('lockstep_answers', 1,
-                                       'lockstep: effort commands expected per period (one per '
-                                       'controller)', value_range=(1, 1000))
-        self._lockstep_timeout = fixed('lockstep_timeout', 1.0,
-                                       'lockstep: wall seconds to wait for the commands before '
-                                       'pausing with the reason', NON_NEGATIVE, '> 0')
-        self._joints = [name for name in self._joints if name]
-        problems = []
-        if not (math.isfinite(self._dt) and self._dt > 0):
-            problems.append(f'dt must be > 0 s, got {self._dt}')
-        if self._integrator not in INTEGRATORS + ('',):
-            problems.append(f'integrator must be one of {", ".join(INTEGRATORS)}, '
-                            f'got {self._integrator!r}')
-        if not (math.isfinite(self._rtf) and self._rtf >= 0):
-            problems.append(f'real_time_factor must be >= 0 (0 = as fast as possible), '
-                            f'got {self._rtf}')
-        if not (math.isfinite(self._publish_rate) and self._publish_rate > 0):
-            problems.append(f'publish_rate must be > 0 Hz, got {self._publish_rate}')
-        if not (math.isfinite(self._clock_period) and self._clock_period >= 0):
-            problems.append(f'clock_period must be >= 0 s (0 = every step), '
-                            f'got {self._clock_period}')
-        if not (self._command_timeout >= 0):
-            problems.append(f'command_timeout must be >= 0 s (0 = never), '
-                            f'got {self._command_timeout}')
-        if len(self._gravity) != 3 or not all(math.isfinite(g) for g in self._gravity):
-            problems.append(f'gravity must be 3 finite numbers (m/s^2), got {self._gravity}')
-        if not (self._energy_tolerance >= 0):
-            problems.append(f'energy_tolerance must be >= 0 (0: the integrator default), '
-                            f'got {self._energy_tolerance}')
-        if not (self._friction_velocity > 0):
-            problems.append(f'friction_velocity must be > 0 rad/s, got {self._friction_velocity}')
-        if not (self._diagnostics_period > 0):
-            problems.append(f'diagnostics_period must be > 0 s, got {self._diagnostics_period}')
-        if not (self._report_period >= 0):
-            problems.append(f'pose_report_period must be >= 0 s, got {self._report_period}')
-        if not all(math.isfinite(g) and g >= 0 for g in self._baumgarte):
-            problems.append(f'baumgarte_alpha and baumgarte_beta must be >= 0 (1/s), got '
-                            f'{self._baumgarte}')
-        period_steps = (self._control_period / self._dt if self._dt > 0 and
-                        self._control_period > 0 else 1.0)
-        if not (math.isfinite(period_steps) and round(period_steps) >= 1
-                and abs(period_steps - round(period_steps)) < 1e-9 * period_steps):
-            problems.append(f'control_period must be 0 (every step) or a multiple of dt '
-                            f'({self._dt} s), got {self._control_period}')
-        if self._lockstep_answers < 1:
-            problems.append(f'lockstep_answers must be >= 1, got {self._lockstep_answers}')
-        if not (math.isfinite(self._lockstep_timeout) and self._lockstep_timeout > 0):
-            problems.append(f'lockstep_timeout must be > 0 s, got {self._lockstep_timeout}')
-        if problems:
-            raise ParameterError('parameter ' + '; parameter '.join(problems),
-                                 self.get_logger().name)
-        self._publish_every = max(1, int(round(1.0 / (self._publish_rate * self._dt))))
-        self._clock_every = max(1, int(round(self._clock_period / self._dt)))
-        # faster than real time, joint_states and /clock go out per wall time: a block lasts
-        # about the shorter of their periods (wall s)
-        self._wall_rate = self._rtf == 0.0 or self._rtf > 1.0
-        periods = [1.0 / self._publish_rate] + ([self._clock_period] if self._publish_clock
-                                                else [])
-        self._block_wall = min(periods)
-        self._period_steps = int(round(period_steps))
 
     # ----------------------------------------------------------------- model
     def _on_model(self, model) -> None:
@@ -426,57 +239,16 @@ class SimulatorNode(Node):
         self._model_error = ''
         q0 = simulator.q.copy()         # a closed chain's start is projected onto its closures
         with self._lock:
-            self._sim, self._vectors, self._q0 = simulator, vectors, q0
+            self._vectors, self._q0 = vectors, q0
             self._command_index, self._config_error = command_index, config_error
             self._joint_names, self._base = list(base.actuated), base
-            self._clear_inputs()
-            self._fault = ''
-            self._version += 1
-        self._wake.set()
+            self._runner.load(simulator)
 
     def _on_payload(self) -> None:
         """Measure the energy reference again: a payload changes the plant's energy at once."""
         with self._lock:
             if self._sim is not None:
                 self._sim._new_state()
-
-    def _initial_positions(self, model, vectors: JointVectorMap, base) -> np.ndarray:
-        """Return the actuated joints' ``initial_positions.<joint>``, default 0 in the limits."""
-        lower, upper = base.lower, base.upper
-        q0 = np.clip(np.zeros(len(base.actuated)), lower, upper)
-        overrides = getattr(self, '_parameter_overrides', {})
-        for name in overrides:
-            if name.startswith('initial_positions.') and name[18:] not in vectors.index:
-                self.get_logger().warning(f'parameter {name}: {name[18:]!r} is not a joint of '
-                                          f'{model.name!r}; ignored')
-        for k, joint in enumerate(base.actuated):
-            parameter = f'initial_positions.{joint}'
-            if not self.has_parameter(parameter):
-                declare(self, parameter, float(q0[k]),
-                        f'initial position of {joint} (rad or m), clamped into its limits',
-                        read_only=True)
-            value = float(self.get_parameter(parameter).value)
-            if not math.isfinite(value):
-                raise ValueError(f'parameter {parameter} must be finite, got {value}')
-            if not (lower[k] <= value <= upper[k]):
-                self.get_logger().warning(
-                    f'parameter {parameter} = {value} is outside the joint limits '
-                    f'[{lower[k]}, {upper[k]}]; clamped')
-            q0[k] = min(max(value, lower[k]), upper[k])
-        return q0
-
-    def _clear_inputs(self) -> None:
-        """Drop every command and wrench (under the lock)."""
-        dof = self._sim.robot.dof if self._sim is not None else 0
-        self._effort = np.zeros(dof)
-        self._effort_applied = False
-        self._wrenches = {}
-        self._last_command_time = None
-        self._timeout_logged = False
-        self._holding = self._hold_until_command
-        if self._sim is not None:
-            self._sim.set_effort(self._effort)
-            self._sim.set_wrenches(None)
 
     # ----------------------------------------------------------------- inputs
     def _on_commands(self, message: Float64MultiArray) -> None:
@@ -490,7 +262,7 @@ class SimulatorNode(Node):
                 return
             effort = np.zeros(self._sim.robot.dof)
             effort[self._command_index] = message.data
-            self._accept_effort(effort)
+            self._runner.accept_effort(effort)
 
     def _on_joint_commands(self, message: JointState) -> None:
         with self._lock:
@@ -501,8 +273,7 @@ class SimulatorNode(Node):
                     f'joint_commands: {len(message.effort)} efforts for {len(message.name)} '
                     'names; ignored', throttle_duration_sec=5.0)
                 return
-            effort = (self._effort.copy() if self._command_fresh()
-                      else np.zeros(self._sim.robot.dof))
+            effort = self._runner.current_effort()
             for name, value in zip(message.name, message.effort):
                 k = self._vectors.index.get(name)
                 if k is None:
@@ -510,21 +281,7 @@ class SimulatorNode(Node):
                                               throttle_duration_sec=5.0)
                     continue
                 effort[self._base.v_index[k]] = value
-            self._accept_effort(effort)
-
-    def _accept_effort(self, effort: np.ndarray) -> None:
-        self._answers += 1
-        if self._answers >= self._lockstep_answers:
-            self._answered.set()
-        self._effort = effort
-        self._effort_applied = False
-        self._last_command_time = self._sim.t
-        if self._timeout_logged:
-            self.get_logger().info('commands resumed')
-        self._timeout_logged = False
-        if self._holding:
-            self._holding = False
-            self.get_logger().info('first command received: joints released')
+            self._runner.accept_effort(effort)
 
     def _on_wrench(self, message: WrenchStamped) -> None:
         link = message.header.frame_id.lstrip('/')
@@ -542,252 +299,34 @@ class SimulatorNode(Node):
                 self.get_logger().warning(f'external_wrench on {link!r} is not finite; ignored',
                                           throttle_duration_sec=5.0)
                 return
-            if np.any(wrench != 0.0):
-                self._wrenches[link] = wrench
-            else:
-                self._wrenches.pop(link, None)
-            self._sim.set_wrenches(self._wrenches)
-
-    def _command_fresh(self) -> bool:
-        if self._last_command_time is None:
-            return False
-        return (self._command_timeout == 0
-                or self._sim.t - self._last_command_time <= self._command_timeout)
-
-    def _update_effort(self) -> None:
-        """Hand the simulator the current command, or zero once the commands timed out."""
-        if self._command_fresh():
-            if not self._effort_applied:
-                self._sim.set_effort(self._effort)
-                self._effort_applied = True
-            return
-        if self._last_command_time is not None and not self._timeout_logged:
-            self._timeout_logged = True
-            self._sim.set_effort(np.zeros(self._sim.robot.dof))
-            self._effort_applied = False
-            self.get_logger().warning(
-                f'no command for {self._command_timeout} s of sim time: applied effort '
-                'dropped to zero')
+            self._runner.set_wrench(link, wrench)
 
     # ----------------------------------------------------------------- physics
+    @property
+    def _sim(self) -> Optional[Simulator]:
+        return self._runner.sim
+
     def _sim_time(self) -> float:
         sim = self._sim
         return sim.t if sim is not None else 0.0
 
-    def _advance(self, count: int = 1) -> bool:
-        """
-        Take ``count`` steps under the lock, as ``count`` single steps would; False on a failure.
-
-        The steps run as compiled blocks (``Simulator.step(n)``), split only
-        where the applied effort changes: where the command times out. No
-        callback runs meanwhile (they wait for the lock), so the inputs are
-        those a step-by-step loop would have applied. On a failure the steps
-        before it count, the simulation pauses with the reason, and the state
-        stays at the last good step.
-        """
-        sim = self._sim
-        dt = sim.dt
-        done = 0
-        start = time.perf_counter()
-        while done < count:
-            block = count - done
-            if self._holding:
-                for _ in range(block):
-                    sim.t += dt    # brakes on: time runs, the joints stay where they are
-            else:
-                self._update_effort()
-                block = self._fresh_steps(block)
-                before = sim.t
-                try:
-                    sim.step(block)
-                except SimulationDiverged as error:
-                    taken = int(round((sim.t - before) / dt))   # the good steps before it
-                    self._count_steps(done + taken, start)
-                    self._pause_for(f'simulation diverged: {error}')
-                    return False
-            done += block
-        self._count_steps(count, start)
-        return True
-
-    def _count_steps(self, count: int, start: float) -> None:
-        """Count ``count`` steps taken since ``start`` (perf_counter s): time per step, version."""
-        if count > 0:
-            elapsed = time.perf_counter() - start
-            self._step_timing.add(elapsed / count)   # the mean step of the block
-            self._step_wall += 0.25 * (elapsed / count - self._step_wall)
-        self._steps += count
-        self._version += count
-
-    def _fresh_steps(self, limit: int) -> int:
-        """
-        Return how many of the next ``limit`` steps the applied command stays fresh (>= 1).
-
-        The test of ``_command_fresh`` before each step, with the times the
-        steps will reach (sim time adds ``dt`` per step, in the same floating
-        point as the compiled step), so a block ends exactly where one step at a
-        time would drop the effort. Called when the effort for the next step is
-        already set.
-        """
-        last, timeout = self._last_command_time, self._command_timeout
-        if last is None or timeout == 0 or not self._effort_applied:
-            return limit     # no command, never times out, or already timed out
-        sim = self._sim
-        t, dt = sim.t, sim.dt
-        if (t - last) + (limit + 1) * dt <= timeout:
-            return limit     # fresh throughout, by a whole step of margin for the rounding
-        count = 1            # the next step: fresh (its effort was just applied)
-        t += dt
-        while count < limit and t - last <= timeout:
-            count += 1
-            t += dt
-        return count
-
-    def _block_steps(self, limit: Optional[int] = None) -> int:
-        """
-        Return how many steps the next block takes (see the module's "Cost").
-
-        Paced at real time or slower: up to the next joint_states or /clock
-        publish on the sim-time grid. Faster: about the publish period of wall
-        time at the measured (or paced) time per step, 1 to MAX_BLOCK_STEPS.
-        """
-        if self._wall_rate:
-            per_step = self._step_wall if self._rtf == 0.0 else max(self._step_wall,
-                                                                    self._dt / self._rtf)
-            steps = min(MAX_BLOCK_STEPS, max(1, int(self._block_wall / per_step)))
+    def _log(self, level: str, text: str) -> None:
+        logger = self.get_logger()   # one call site per severity: rclpy refuses a change
+        if level == 'info':
+            logger.info(text)
+        elif level == 'warning':
+            logger.warning(text)
         else:
-            steps = self._publish_every - self._steps % self._publish_every
-            if self._publish_clock:
-                steps = min(steps, self._clock_every - self._steps % self._clock_every)
-        return steps if limit is None else min(steps, limit)
-
-    def _pause_for(self, reason: str) -> None:
-        self._paused = True
-        self._fault = reason
-        self.get_logger().error(f'{reason}; simulation paused (call ~/reset or ~/set_state, '
-                                'then ~/pause false)')
-        self._diagnose()
+            logger.error(text)
 
     def _run(self) -> None:
-        """Physics loop: step, publish, pace to absolute deadlines."""
+        """Physics loop (SimRunner.loop): step, publish, pace to absolute deadlines."""
         try:
-            self._loop()
+            self._runner.loop()
         except Exception as error:  # noqa: B902 - the thread dies only at shutdown
-            if rclpy.ok(context=self.context) and not self._stop.is_set():
+            if rclpy.ok(context=self.context) and not self._runner.stopping:
                 self.get_logger().fatal(f'physics thread failed: {error!r}')
                 raise
-
-    def _loop(self) -> None:
-        anchor = None          # (wall time, sim time) the deadlines count from
-        last_paused_publish = 0.0
-        next_yield = 0
-        while not self._stop.is_set():
-            if self._lockstep:
-                running, ok, sim_time = self._lockstep_period()
-            else:
-                with self._lock:     # one acquisition per block: check, step, publish
-                    running = self._sim is not None and not self._paused
-                    if running:
-                        ok = self._advance(self._block_steps())
-                        if ok:
-                            self._publish_due()
-                        sim_time = self._sim.t
-            if not running:
-                anchor = None
-                now = time.monotonic()
-                if self._lockstep:
-                    with self._lock:    # each state is one question: asked again only if due
-                        if self._sim is not None and self._question_due(now):
-                            self._pose()
-                elif self._sim is not None and now - last_paused_publish > PAUSED_PUBLISH_PERIOD:
-                    last_paused_publish = now
-                    with self._lock:
-                        self._publish_state()
-                self._wake.wait(PAUSED_PUBLISH_PERIOD)
-                self._wake.clear()
-                continue
-            if not ok:
-                continue
-            if self._rtf > 0:
-                now = time.monotonic()
-                if anchor is None:
-                    anchor = (now, sim_time)
-                deadline = anchor[0] + (sim_time - anchor[1]) / self._rtf
-                if deadline > now:
-                    time.sleep(deadline - now)
-                elif now - deadline > 0.5:
-                    anchor = (now, sim_time)   # far behind: do not race to catch up
-            elif self._steps >= next_yield:
-                next_yield = self._steps + 20
-                time.sleep(0)                  # let the executor threads take the GIL
-
-    def _lockstep_period(self) -> tuple:
-        """
-        Ask the question of one control period, wait for the answers, advance the period.
-
-        Returns (running, ok, sim time). The state goes out (``/clock`` first)
-        once per period of sim time; the simulation advances only when
-        ``lockstep_answers`` commands have arrived after it, so sim time stays
-        exact and the closed loop deterministic whatever the CPU load. No
-        answer within ``lockstep_timeout`` s of wall time pauses the simulation
-        with the reason (a controller that died or never subscribed).
-        """
-        with self._lock:
-            if self._sim is None or self._paused:
-                return False, False, 0.0
-            if self._question_due(time.monotonic()):
-                self._pose()
-            version, sim_time = self._version, self._sim.t
-        while not self._answered.wait(0.05):
-            if self._stop.is_set() or self._paused:
-                return False, False, sim_time
-            with self._lock:
-                if self._version != version:
-                    return False, False, sim_time       # reset or replaced while waiting
-                if self._question_due(time.monotonic(), expire=False):
-                    self._pose()                        # a controller started meanwhile
-                elif time.monotonic() >= self._question[1] + self._lockstep_timeout:
-                    self._question = None               # expired: asked again on resume
-                    self._pause_for(
-                        f'lockstep: {self._answers} of {self._lockstep_answers} commands for '
-                        f'the state at t = {sim_time:.6f} s within {self._lockstep_timeout} s '
-                        'of wall time (is every controller running and subscribed to '
-                        'joint_states?)')
-                    return False, False, sim_time
-        with self._lock:
-            if self._sim is None or self._paused or self._version != version:
-                return False, False, sim_time   # paused, reset or replaced while waiting
-            ok = self._advance(self._period_steps)   # the commands cannot change meanwhile
-            return True, ok, self._sim.t
-
-    def _pose(self) -> None:
-        """
-        Lockstep: publish the current state as the question the controllers answer (locked).
-
-        Each state is published once, so that every command that arrives after
-        it answers it: a second copy of a state would draw a second answer,
-        which would arrive during the next period and be taken for its answer
-        (the loop would then run one period behind, and differently from run
-        to run). A state is asked again only when it went unanswered: a new
-        publisher appeared on the command topics (a controller that started
-        after the question), or ``lockstep_timeout`` s passed (an answer later
-        than that is not taken as one).
-        """
-        self._answers = 0
-        self._answered.clear()
-        if self._publish_clock:
-            self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
-        self._publish_state()
-        self._question = (self._version, time.monotonic(), self._command_publishers())
-
-    def _question_due(self, now: float, expire: bool = True) -> bool:
-        """Lockstep: whether the current state must be (re)published as the question."""
-        question = self._question
-        if question is None or question[0] != self._version:
-            return True
-        if self._answers >= self._lockstep_answers:
-            return False
-        return (self._command_publishers() > question[2]
-                or (expire and now >= question[1] + self._lockstep_timeout))
 
     def _command_publishers(self) -> int:
         """
@@ -802,37 +341,8 @@ class SimulatorNode(Node):
         return (sum(self.count_publishers(topic) for topic in self._command_topics)
                 + sum(publisher.get_subscription_count() for publisher in states))
 
-    def _publish_changed(self) -> None:
-        """Publish a state a service changed (in lockstep, as the question for it)."""
-        if self._lockstep:
-            self._pose()
-        else:
-            self._publish_state()
-
-    def _publish_due(self, clock: bool = False) -> None:
-        """
-        Publish what is due after a block (locked); ``clock``: /clock in any case.
-
-        Up to real time, on the sim-time grid the blocks end on: /clock every
-        ``clock_period``, joint_states every ``1 / publish_rate``. Faster,
-        each at most once per its period of wall time, as a listener sees them
-        (500 Hz of sim time would be thousands per wall second).
-        """
-        if self._wall_rate:
-            now = time.monotonic()
-            if self._publish_clock and (clock or now >= self._next_wall_clock):
-                self._next_wall_clock = next_time(self._next_wall_clock, self._clock_period,
-                                                  now)
-                self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
-            if now >= self._next_wall_publish:
-                self._next_wall_publish = next_time(self._next_wall_publish,
-                                                    1.0 / self._publish_rate, now)
-                self._publish_state()
-            return
-        if self._publish_clock and (clock or self._steps % self._clock_every == 0):
-            self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
-        if self._steps % self._publish_every == 0:
-            self._publish_state()
+    def _publish_clock_message(self) -> None:
+        self._clock_pub.publish(self._clock_bytes(*self._sec_nanosec()))
 
     def _sec_nanosec(self) -> tuple:
         sim_time = self._sim.t
@@ -853,7 +363,7 @@ class SimulatorNode(Node):
         base = self._base
         message.position = base.positions(sim.q).tolist()
         message.velocity = base.joints(sim.qd).tolist()
-        message.effort = base.joints(sim.effort if not self._holding
+        message.effort = base.joints(sim.effort if not self._runner.holding
                                      else np.zeros(sim.robot.dof)).tolist()
         return message
 
@@ -869,7 +379,7 @@ class SimulatorNode(Node):
         base = self._base
         message.position = doubles(base.positions(sim.q))
         message.velocity = doubles(base.joints(sim.qd))
-        message.effort = doubles(base.joints(sim.effort if not self._holding
+        message.effort = doubles(base.joints(sim.effort if not self._runner.holding
                                              else np.zeros(sim.robot.dof)))
         self._joint_state_pub.publish(message)
         if base.kind:   # the base's odometry, stamped as the joint states
@@ -897,15 +407,13 @@ class SimulatorNode(Node):
                 response.success, response.message = False, str(error)
                 return response
             sim.set_state(self._q0, np.zeros(sim.robot.dof))
-            self._clear_inputs()
-            fault, self._fault = self._fault, ''
+            self._runner.clear_inputs()
+            fault = self._runner.state_set()
             response.success = True
             response.message = (f'reset to the initial state at t = {sim.t:.6f} s'
                                 + (f' (cleared: {fault})' if fault else '')
-                                + ('; still paused' if self._paused else ''))
-            self._version += 1
-            self._publish_changed()
-        self._wake.set()
+                                + ('; still paused' if self._runner.paused else ''))
+        self._runner.wake()
         return response
 
     def _on_pause(self, request: SetBool.Request, response: SetBool.Response):
@@ -915,42 +423,21 @@ class SimulatorNode(Node):
                 response.success = False
                 response.message = 'the state is not finite: call ~/reset or ~/set_state first'
                 return response
-            self._paused = bool(request.data)
-            if not self._paused:
-                self._fault = ''
+            self._runner.set_paused(request.data)
             response.success = True
-            response.message = (f'paused at t = {self._sim_time():.6f} s' if self._paused
+            response.message = (f'paused at t = {self._sim_time():.6f} s' if self._runner.paused
                                 else f'running from t = {self._sim_time():.6f} s')
-        self._wake.set()
         return response
 
     def _on_step(self, request: SimStep.Request, response: SimStep.Response):
         with self._lock:
             try:
                 self._require_sim()
-                if not self._paused:
-                    raise RuntimeError('~/step works only while paused (call ~/pause true)')
-                if self._fault:
-                    raise RuntimeError(f'paused by a fault: {self._fault} (call ~/reset or '
-                                       '~/set_state first)')
-                if request.steps < 1:
-                    raise ValueError(f'steps must be >= 1, got {request.steps}')
-                first = self._steps
-                if self._lockstep:
-                    self._advance(request.steps)
-                else:   # blocks up to what is due; the last state's /clock goes out in any case
-                    while self._steps - first < request.steps:
-                        if not self._advance(self._block_steps(request.steps
-                                                               - (self._steps - first))):
-                            break
-                        self._publish_due(clock=self._steps - first == request.steps)
-                done = self._steps - first
-                if self._lockstep and done:
-                    self._pose()    # in lockstep, the state reached is the one question
+                done = self._runner.step(request.steps)
                 response.success = done == request.steps
                 response.message = (f'{done} steps' if response.success else
                                     f'stopped after {done} of {request.steps} steps: '
-                                    f'{self._fault}')
+                                    f'{self._runner.fault}')
                 # a divergence during the steps must not leave the step service usable blindly
             except (ValueError, RuntimeError) as error:
                 response.success, response.message = False, str(error)
@@ -977,16 +464,14 @@ class SimulatorNode(Node):
                 if outside:
                     raise ValueError('position outside the joint limits: ' + ', '.join(outside))
                 sim.set_state(q, qd)
-                fault, self._fault = self._fault, ''
+                fault = self._runner.state_set()
                 response.success = True
                 response.message = 'state set' + (f' (cleared: {fault})' if fault else '')
-                self._version += 1
-                self._publish_changed()
             except (ValueError, RuntimeError) as error:
                 response.success, response.message = False, str(error)
             if self._sim is not None:
                 response.state = self._state_message()
-        self._wake.set()
+        self._runner.wake()
         return response
 
     # ----------------------------------------------------------------- diagnostics
@@ -1003,18 +488,19 @@ class SimulatorNode(Node):
                 status.level, status.message = DiagnosticStatus.ERROR, (
                     self._model_error or (f'no model: {self._models.error}'
                                           if hasattr(self, '_models') else 'no model'))
-            elif self._fault:
-                status.level, status.message = DiagnosticStatus.ERROR, f'paused: {self._fault}'
+            elif self._runner.fault:
+                status.level = DiagnosticStatus.ERROR
+                status.message = f'paused: {self._runner.fault}'
             elif self._config_error:
                 status.level, status.message = DiagnosticStatus.WARN, self._config_error
-            elif self._paused:
+            elif self._runner.paused:
                 status.level, status.message = DiagnosticStatus.OK, 'paused'
-            elif self._last_command_time is not None and not self._command_fresh():
+            elif self._runner.timed_out:
                 status.level, status.message = DiagnosticStatus.WARN, 'command timeout'
             else:
                 status.level, status.message = DiagnosticStatus.OK, 'running'
-            values = {'sim_time_s': f'{sim_time:.6f}', 'steps': str(self._steps),
-                      'paused': str(self._paused), 'fault': self._fault,
+            values = {'sim_time_s': f'{sim_time:.6f}', 'steps': str(self._runner.steps),
+                      'paused': str(self._runner.paused), 'fault': self._runner.fault,
                       'dt_s': repr(self._dt),
                       'integrator': self._sim.integrator if self._sim else self._integrator,
                       'real_time_factor_target': repr(self._rtf),
@@ -1040,9 +526,9 @@ class SimulatorNode(Node):
                 return
             error = np.abs(self._base.positions(self._sim.q) - self._base.positions(self._q0))
             worst = int(np.argmax(error))
-            status = ('paused: ' + self._fault if self._fault else
-                      'paused' if self._paused else
-                      'holding until the first command' if self._holding else 'running')
+            status = ('paused: ' + self._runner.fault if self._runner.fault else
+                      'paused' if self._runner.paused else
+                      'holding until the first command' if self._runner.holding else 'running')
             rms = np.sqrt(np.mean(error ** 2))
             self.get_logger().info(
                 f'sim t = {self._sim.t:8.3f} s, pose error vs initial: max '
@@ -1051,8 +537,9 @@ class SimulatorNode(Node):
 
     def destroy_node(self) -> None:
         """Stop the physics thread before the node goes away."""
-        self._stop.set()
-        self._wake.set()
+        runner = getattr(self, '_runner', None)   # None: stopped while being built
+        if runner is not None:
+            runner.stop()
         thread = getattr(self, '_thread', None)   # None: stopped while being built
         if thread is not None and thread.is_alive() and threading.current_thread() is not thread:
             thread.join(timeout=5.0)
