@@ -51,7 +51,7 @@ class SimulatedGround:
                                   'sphere radius around each contact point (m), one value or '
                                   'one per ground_contacts', NON_NEGATIVE, flexible=True))
         self._height = fixed('ground_height', 0.0, 'height of the ground plane along its '
-                             'normal (m, world frame)')
+                             'normal (m, world frame)', (-math.inf, math.inf), 'finite')
         self._normal = list(fixed('ground_normal', [0.0, 0.0, 1.0],
                                   'normal of the ground plane (world axes, 3 values)',
                                   flexible=True))
