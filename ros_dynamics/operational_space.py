@@ -114,7 +114,7 @@ def operational_space(robot, q, qd, link: str, frame: str = 'world_aligned',
     jdot_qd = robot.jacobian_dot_qd(q, qd, link, frame)
     pose = robot.link_pose(q, link)
     if reference_link is not None:
-        if robot._body_of(reference_link) != -1:
+        if robot.link_attachment(reference_link)[0] != -1:
             raise ValueError(f'reference_link {reference_link!r} moves with the joints; '
                              'it must be rigidly attached to the root link')
         rot = robot.link_pose(q, reference_link)[:3, :3].T

@@ -250,11 +250,10 @@ class Simulator:
                     (loop_closures.R_BODY_A, closure.link_a, closure.offset_a, closure.rotation_a),
                     (loop_closures.R_BODY_B, closure.link_b, closure.offset_b,
                      closure.rotation_b)):
-                frame = robot._arrays.link_offset[link][0]
-                rot = frame[:9].reshape(3, 3)
-                row[column] = robot._body_of(link)
+                row[column], frame = robot.link_attachment(link)
+                rot = frame[:3, :3]
                 row[column + 1:column + 10] = (rot @ rotation).ravel()
-                row[column + 10:column + 13] = frame[9:] + rot @ offset
+                row[column + 10:column + 13] = frame[:3, 3] + rot @ offset
             row[loop_closures.R_ROWS + np.array(closure.rows)] = 1.0
         return np.concatenate([header, self._passive.astype(float), rows.ravel()])
 
@@ -361,14 +360,13 @@ class Simulator:
         wrenches = dict(wrenches or {})
         rows = []
         for link, wrench in wrenches.items():
-            body = self.robot._body_of(link)   # raises ValueError for an unknown link
+            body, frame = self.robot.link_attachment(link)   # ValueError: an unknown link
             wrench = as_array(wrench, f'wrenches[{link!r}]')
             if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
                 raise ValueError(f'wrenches[{link!r}]: expected 6 finite values [force; torque]')
             wrenches[link] = wrench
             if body >= 0:   # a wrench on the fixed root is taken by the base
-                offset = self.robot._arrays.link_offset[link][0, 9:]
-                rows.append(np.concatenate([[body], offset, wrench]))
+                rows.append(np.concatenate([[body], frame[:3, 3], wrench]))
         self._wrenches = wrenches
         # the same, as rows for the compiled step (integrators.WRENCH_*)
         self._wrench_rows = np.array(rows).reshape(len(rows), integrators.NWRENCH)

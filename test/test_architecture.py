@@ -26,9 +26,6 @@ MAX_LINES = 600
 # another module's private name; the architecture issue removes them
 KNOWN_PRIVATE_REACHES = {
     ('cli/identify.py', 'import ros_dynamics.cli.trajectory_files._csv_columns'),
-    ('identification/export.py', 'robot._arrays'),
-    ('identification/payload.py', 'robot._arrays'),
-    ('identification/payload.py', 'robot._body_of'),
     ('identification/regressor.py', 'robot._as_batch'),
     ('identification/regressor.py', 'robot._bind'),
     ('identification/regressor.py', 'robot._check_status'),
@@ -36,18 +33,12 @@ KNOWN_PRIVATE_REACHES = {
     ('identification/regressor.py', 'robot._model'),
     ('identification/regressor.py', 'robot._regressor_call'),
     ('identification/regressor.py', 'robot._states'),
-    ('nodes/payload_estimation.py', 'model._body_of'),
     ('nodes/simulator_node.py', 'self._sim._new_state'),
-    ('operational_space.py', 'robot._body_of'),
     ('operational_space.py', 'robot._solve_mass_rows'),
     ('rollouts/rollout.py', 'robot._model'),
     ('rollouts/rollout.py', 'template._block'),
     ('rollouts/rollout.py', 'template._params'),
-    ('simulation.py', 'robot._arrays'),
-    ('simulation.py', 'robot._body_of'),
     ('simulation.py', 'robot._has_mimic'),
-    ('simulation.py', 'self.robot._arrays'),
-    ('simulation.py', 'self.robot._body_of'),
     ('simulation.py', 'self.robot._model'),
     ('simulation.py', 'self.robot._raise_singular'),
 }

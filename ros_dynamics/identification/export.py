@@ -62,7 +62,7 @@ def urdf_with_parameters(urdf: str, robot, parameters: np.ndarray,
         if link is None:
             raise ValueError(f'urdf: link {name!r} of robot {robot.name!r} is missing; pass '
                              'the URDF the model was built from')
-        body = robot._arrays.link_body[name]
+        body = robot.link_attachment(name)[0]
         if body < 0:
             continue   # the fixed root's inertia never moves: kept as it is
         for inertial in link.findall('inertial'):

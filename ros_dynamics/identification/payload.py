@@ -90,7 +90,7 @@ def estimate_payload(robot, link: str, q, tau, qd=None, qdd=None, consistent: bo
     them all ten parameters, physically consistent if ``consistent`` (LMI of
     ``physical``, cvxpy and Clarabel). Returns a ``PayloadEstimate``.
     """
-    body = robot._body_of(link)
+    body, offset = robot.link_attachment(link)
     if body < 0:
         raise ValueError(f'link {link!r} is fixed to the root: a payload on it moves no joint')
     dof = robot.dof
@@ -107,8 +107,7 @@ def estimate_payload(robot, link: str, q, tau, qd=None, qdd=None, consistent: bo
     for name, value in (('q', q), ('tau', tau), ('qd', qd), ('qdd', qdd)):
         if not np.all(np.isfinite(value)):
             raise ValueError(f'{name}: contains NaN or Inf; drop those samples')
-    offset = robot._arrays.link_offset[link][0]
-    transform = link_to_body_map(offset[:9].reshape(3, 3), offset[9:12])
+    transform = link_to_body_map(offset[:3, :3], offset[:3, 3])
     y = robot.regressor(q, qd, qdd)[:, :, 10 * body:10 * body + 10] @ transform
     residual_torque = tau - robot.inverse_dynamics(q, qd, qdd)
     columns = 4 if static else 10
@@ -208,7 +207,7 @@ def estimate_payload_from_samples(robot, link: str, t, q, qd, effort, inertia: b
     naming the problem (too few or unexciting samples, no efforts).
     """
     from ros_dynamics.identification.signals import cutoff_frequency, lowpass, uniform_samples
-    body = robot._body_of(link)
+    body = robot.link_attachment(link)[0]
     if body < 0:
         raise ValueError(f'link {link!r} is fixed to the root: a payload on it moves no joint')
     if not (np.isfinite(still_velocity) and still_velocity > 0.0):

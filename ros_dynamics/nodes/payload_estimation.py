@@ -305,7 +305,7 @@ class PayloadEstimation:
         if not link:
             raise ValueError('link: name the link the payload is attached to')
         model.payload(link)   # ValueError naming an unknown link
-        if model._body_of(link) < 0:
+        if model.link_attachment(link)[0] < 0:
             raise ValueError(f'link {link!r} is fixed to the root: a payload on it moves no '
                              'joint')
         window, duration = float(request.window), float(request.duration)
