@@ -203,6 +203,11 @@ class RobotModel:
         return self._nq
 
     @property
+    def has_mimic(self) -> bool:
+        """Return True if a joint follows another (``<mimic>``: it is not a coordinate)."""
+        return self._has_mimic
+
+    @property
     def nv(self) -> int:
         """Return nv, the size of a velocity, acceleration or torque vector."""
         return self._nv

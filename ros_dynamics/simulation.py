@@ -116,7 +116,7 @@ class Simulator:
         self._chain = None if closures is None else self._chain_data(closures)
         # the compiled step's settings and energy-check state (integrators.py), with the time
         self._control = np.zeros(integrators.NCONTROL)
-        self._control[integrators.C_DENSE] = robot._has_mimic   # ABA has no mimic step
+        self._control[integrators.C_DENSE] = robot.has_mimic   # ABA has no mimic step
         self._control[integrators.C_LIMITS] = bool(limits)
         self.dt = dt
         self.integrator = integrator

@@ -69,7 +69,7 @@ def test_every_robot_with_mimic_joints_is_covered():
                 robot = RobotModel.from_urdf_file(param.values[0])
             except Exception:
                 continue
-        if not robot._has_mimic or robot.dof == 0:
+        if not robot.has_mimic or robot.dof == 0:
             continue
         covered += 1
         rng = np.random.default_rng(5)

@@ -31,7 +31,7 @@ ROBOTS = [('panda_description/urdf/panda.urdf', True),    # the finger's mimic: 
 def entries(robot):
     """Return (name, entry, inputs, output shape, the public method) of each state entry."""
     n = robot.dof
-    fd = aba.forward_dynamics_dense_entry if robot._has_mimic else aba.forward_dynamics_entry
+    fd = aba.forward_dynamics_dense_entry if robot.has_mimic else aba.forward_dynamics_entry
     return [('inverse_dynamics', rnea.inverse_dynamics_entry, 3, (n,), robot.inverse_dynamics),
             ('gravity_torques', rnea.gravity_torques_entry, 1, (n,), robot.gravity_torques),
             ('mass_matrix', crba.mass_matrix_entry, 1, (n, n), robot.mass_matrix),

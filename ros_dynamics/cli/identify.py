@@ -112,8 +112,8 @@ def actuators_path(out: str) -> str:
 
 def read_csv_recording(path: str, names: list) -> tuple:
     """Return (t, position, velocity or None, effort) of a CSV recording, columns by ``names``."""
-    from ros_dynamics.cli.trajectory_files import _csv_columns
-    times, columns, _ = _csv_columns(path, read_text(path, 'recording'))
+    from ros_dynamics.cli.trajectory_files import csv_columns
+    times, columns, _ = csv_columns(path, read_text(path, 'recording'))
     fields = {field: {} for field in FIELDS}
     for column, values in columns.items():
         name, field = column, 'position'

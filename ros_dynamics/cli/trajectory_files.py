@@ -79,14 +79,14 @@ def read_trajectory(path: str, joint_names: Sequence[str], mimic_names: Sequence
     file_format = trajectory_format(path, file_format)
     text = read_text(path, 'trajectory file')
     if file_format == 'csv':
-        times, columns, where = _csv_columns(path, text)
+        times, columns, where = csv_columns(path, text)
     else:
         times, columns, where = _yaml_columns(path, text)
     return _assemble(path, times, columns, where, tuple(joint_names), tuple(mimic_names))
 
 
 # ---------------------------------------------------------------------- CSV
-def _csv_columns(path: str, text: str) -> tuple:
+def csv_columns(path: str, text: str) -> tuple:
     """
     Return (times, {column name: values}, where) of a CSV trajectory, lines checked.
 
