@@ -32,7 +32,6 @@ KNOWN_PRIVATE_REACHES = {
     ('identification/regressor.py', 'robot._model'),
     ('identification/regressor.py', 'robot._regressor_call'),
     ('identification/regressor.py', 'robot._states'),
-    ('nodes/simulator_node.py', 'self._sim._new_state'),
     ('operational_space.py', 'robot._solve_mass_rows'),
     ('rollouts/rollout.py', 'robot._model'),
     ('rollouts/rollout.py', 'template._block'),

@@ -247,8 +247,8 @@ class SimulatorNode(SimulatorParameters, Node):
     def _on_payload(self) -> None:
         """Measure the energy reference again: a payload changes the plant's energy at once."""
         with self._lock:
-            if self._sim is not None:
-                self._sim._new_state()
+            if self._sim is not None:   # the same state set again: its energy measured anew
+                self._sim.set_state()
 
     # ----------------------------------------------------------------- inputs
     def _on_commands(self, message: Float64MultiArray) -> None:
