@@ -42,10 +42,12 @@ def test_compiling_on_a_cold_cache_is_announced_once(batch_kernels, tmp_path, mo
     with caplog.at_level(logging.WARNING, logger='ros_dynamics'):
         _jit.ensure_compiled(batch_kernels[0])
         _jit.ensure_compiled(batch_kernels[1])
-    # the rollouts' two entry points take 40 and 60 s, every other one 1.5 s
+    # the rollouts' two entry points take 40 and 60 s, the ground step's and its rollout's 18
+    # and 20 s, every other one 1.5 s
     slow = [d.__name__ for d in _jit.entry_points() if d.__name__ in _jit.SECONDS_PER_SLOW_ENTRY]
-    assert sorted(slow) == ['rollout_batch', 'rollout_lanes_batch']
-    seconds = round(1.5 * (total - 2) + 40.0 + 60.0)
+    assert sorted(slow) == ['ground_rollout_batch', 'ground_steps_entry', 'rollout_batch',
+                            'rollout_lanes_batch']
+    seconds = round(1.5 * (total - 4) + 40.0 + 60.0 + 18.0 + 20.0)
     assert announcements(caplog) == [
         f'{MESSAGE}, ~{seconds} s ({total} of {total} kernels, cached in {tmp_path})']
     assert {r.levelno for r in caplog.records if MESSAGE in r.getMessage()} == {logging.WARNING}
