@@ -475,6 +475,18 @@ def accepted_step(model, q, qd, forced, control, params, limits, workspace, q_ne
     return DONE
 
 
+@kernel
+def state_copy(out, q, qd, nq, n):
+    """Copy the state entry's inputs q (nq,) and qd (n,) into out (nq + n,); return its views."""
+    state = carray(out, nq + n)
+    q_in, qd_in = state_at(q, nq), state_at(qd, n)
+    for i in range(nq):
+        state[i] = q_in[i]
+    for i in range(n):
+        state[nq + i] = qd_in[i]
+    return state[:nq], state[nq:]
+
+
 @state_entry
 def simulation_steps_entry(model, rows, n, q, qd, effort, extra, out):
     """
@@ -489,15 +501,8 @@ def simulation_steps_entry(model, rows, n, q, qd, effort, extra, out):
     m = model_at(model, rows)
     control = carray(extra, NCONTROL)
     block = carray(extra, block_size(n, rows - 1, int(control[C_WRENCHES])))
-    nq = nq_of(m)
-    state = carray(out, nq + n)
-    q_in, qd_in = state_at(q, nq), state_at(qd, n)
-    for i in range(nq):
-        state[i] = q_in[i]
-    for i in range(n):
-        state[nq + i] = qd_in[i]
-    return simulation_steps(m, state[:nq], state[nq:], state_at(effort, n), block,
-                            int(control[C_COUNT]))
+    q_out, qd_out = state_copy(out, q, qd, nq_of(m), n)
+    return simulation_steps(m, q_out, qd_out, state_at(effort, n), block, int(control[C_COUNT]))
 
 
 @state_entry

@@ -26,15 +26,19 @@ COMPILER = ('<mujoco><compiler balanceinertia="true" discardvisual="true" fusest
             'inertiafromgeom="false"/></mujoco>')
 
 
-def mujoco_model(urdf_path: str, dt: float = 1e-3) -> mujoco.MjModel:
-    """Return the MuJoCo model of a URDF: bare bodies, RK4 at dt, no contact/limit/equality."""
+def bare_urdf(urdf_path: str) -> str:
+    """Return the URDF's text without visuals, collisions and <dynamics>, with COMPILER."""
     with open(urdf_path) as stream:
         xml = stream.read()
     for element in ('visual', 'collision'):
         xml = re.sub(rf'<{element}\b.*?</{element}>', '', xml, flags=re.S)
     xml = re.sub(r'<dynamics\b[^>]*/>', '', xml)
-    xml = re.sub(r'(<robot\b[^>]*>)', lambda match: match.group(1) + COMPILER, xml, count=1)
-    model = mujoco.MjModel.from_xml_string(xml)
+    return re.sub(r'(<robot\b[^>]*>)', lambda match: match.group(1) + COMPILER, xml, count=1)
+
+
+def mujoco_model(urdf_path: str, dt: float = 1e-3) -> mujoco.MjModel:
+    """Return the MuJoCo model of a URDF: bare bodies, RK4 at dt, no contact/limit/equality."""
+    model = mujoco.MjModel.from_xml_string(bare_urdf(urdf_path))
     model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
     model.opt.timestep = dt
     model.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_CONTACT
@@ -68,13 +72,7 @@ def mujoco_ground_model(urdf_path: str, feet, radius: float, friction: float, dt
     position actuator on every joint but the free one (force kp (ctrl - q) -
     kd qd, the controls in our joint order).
     """
-    with open(urdf_path) as stream:
-        xml = stream.read()
-    for element in ('visual', 'collision'):
-        xml = re.sub(rf'<{element}\b.*?</{element}>', '', xml, flags=re.S)
-    xml = re.sub(r'<dynamics\b[^>]*/>', '', xml)
-    xml = re.sub(r'(<robot\b[^>]*>)', lambda match: match.group(1) + COMPILER, xml, count=1)
-    spec = mujoco.MjSpec.from_string(xml)
+    spec = mujoco.MjSpec.from_string(bare_urdf(urdf_path))
     spec.worldbody.first_body().add_freejoint()
     for foot in feet:
         spec.body(foot).add_geom(name=foot, type=mujoco.mjtGeom.mjGEOM_SPHERE,

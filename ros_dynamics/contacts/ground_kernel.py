@@ -60,7 +60,7 @@ from ros_dynamics.crba import crba_into
 from ros_dynamics.integrators import (accepted_step, block_parts, block_size, body_forces_into,
                                       C_COUNT, C_DT, C_LIMITS, C_WRENCHES, DONE, finite_state,
                                       has_input, joint_torques_into, NCONTROL, NON_FINITE,
-                                      zero_body_forces)
+                                      state_copy, zero_body_forces)
 from ros_dynamics.jacobian import jacobian_at_point
 from ros_dynamics.joints import body_count, H_TOLERANCE, model_at, nq_of, state_at
 from ros_dynamics.kinematics import world_poses
@@ -342,12 +342,5 @@ def ground_steps_entry(model, rows, n, q, qd, effort, extra, out):
     start = block_size(n, rows - 1, int(control[C_WRENCHES]))
     count = int(carray(extra, start + 1)[start + G_COUNT])
     block = carray(extra, start + ground_size(n, count))
-    nq = nq_of(m)
-    state = carray(out, nq + n)
-    q_in, qd_in = state_at(q, nq), state_at(qd, n)
-    for i in range(nq):
-        state[i] = q_in[i]
-    for i in range(n):
-        state[nq + i] = qd_in[i]
-    return ground_steps(m, state[:nq], state[nq:], state_at(effort, n), block,
-                        int(control[C_COUNT]))
+    q_out, qd_out = state_copy(out, q, qd, nq_of(m), n)
+    return ground_steps(m, q_out, qd_out, state_at(effort, n), block, int(control[C_COUNT]))
