@@ -19,9 +19,10 @@ mid-stream:
   get without the watchdog) nothing more arrives: a controller that holds
   its last command holds it for ever;
 * on ``effort_controller/commands`` every command is a factor of the
-  streamed one; from the last full one the factors fall (never rise) to an
-  exact zero, in at least three steps (a ramp, not a step), and nothing
-  comes after the zero (no backlog of old commands relayed).
+  streamed one; from the last full one the factors fall (never up by more
+  than 1 %) to an exact zero, in at least three steps (a ramp, not a
+  step), and nothing comes after the zero (no backlog of old commands
+  relayed).
 
 Only the controller's own topic is judged (no matching against a copy of
 the producer's topic, which this process receives late on a loaded
@@ -131,7 +132,7 @@ def ramp_after(stream, held: np.ndarray, since: float) -> tuple:
     producer's streamed command, its own stale ramp on a delayed state, the
     watchdog's ramp); the zero is the first exact zero that arrived after
     ``since`` and nothing may follow it; from the last full command (factor
-    1) before it the factors never rise.
+    1) before it the factors never rise by more than 0.01.
     """
     factors = [float(c @ held / (held @ held)) for _, c in stream.controller]
     for (_, command), factor in zip(stream.controller, factors):
@@ -141,7 +142,10 @@ def ramp_after(stream, held: np.ndarray, since: float) -> tuple:
     assert end == len(factors) - 1, ('commands after the zero', factors[end:])
     first = max(i for i in range(end) if abs(factors[i] - 1.0) <= 1e-12)
     values = factors[first:end + 1]
-    assert all(b <= a + 1e-12 for a, b in zip(values, values[1:])), values
+    # never up by more than 1 % of the streamed command: just before a kill the producer's own
+    # stale ramp (its state_timeout can equal the watchdog's timeout) may interleave with the
+    # watchdog's, two falling lines a fraction of a step apart (seen: 0.8961 then 0.8965)
+    assert all(b <= a + 0.01 for a, b in zip(values, values[1:])), values
     return stream.controller[first][0], [(stream.controller[i][0], factors[i])
                                          for i in range(first + 1, end + 1)]
 
