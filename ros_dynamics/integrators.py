@@ -98,7 +98,9 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
     Write the total joint torque (effort, damping, friction, limit stops) into ``tau`` (nv,).
 
     q (nq,), qd (nv,); a limit stop acts on a one-dof coordinate k at its
-    position q[params[Q_INDEX, k]] (the multi-dof joints have none).
+    position q[params[Q_INDEX, k]] (the multi-dof joints have none). The one
+    implementation of the simulator's torque law (module docstring): the
+    compiled steps, the rollouts and ``Simulator.joint_torques`` all call it.
     """
     for k in range(qd.shape[0]):
         value = effort[k] - params[DAMPING, k] * qd[k]
@@ -109,19 +111,91 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
         if params[SIGMOID, k] != 0.0:
             value -= sigmoid_friction(params[SIGMOID, k], params[SIGMOID + 1, k],
                                       params[SIGMOID + 2, k], qd[k])
-        if limits and params[Q_INDEX, k] >= 0.0:
-            position = q[int(params[Q_INDEX, k])]
-            over = position - params[UPPER, k]
-            under = params[LOWER, k] - position
-            if over > 0.0:
-                value -= params[STOP_STIFFNESS, k] * over
-                if qd[k] > 0.0:
-                    value -= params[STOP_DAMPING, k] * qd[k]
-            elif under > 0.0:
-                value += params[STOP_STIFFNESS, k] * under
-                if qd[k] < 0.0:
-                    value -= params[STOP_DAMPING, k] * qd[k]
         tau[k] = value
+    if limits:
+        add_stop_torques(q, qd, params, tau)
+
+
+@kernel
+def add_stop_torques(q, qd, params, tau):
+    """
+    Add the limit stops' torques (N m or N) at q (nq,), qd (nv,) to ``tau`` (nv,).
+
+    A stop is a one-sided spring k_stop p on the penetration p past a limit
+    with a damper c_stop qd acting only on motion into the stop (never pulling
+    toward it); nothing inside the limits and on the coordinates of multi-dof
+    joints (params[Q_INDEX, k] < 0).
+    """
+    for k in range(qd.shape[0]):
+        if params[Q_INDEX, k] < 0.0:
+            continue
+        position = q[int(params[Q_INDEX, k])]
+        over = position - params[UPPER, k]
+        under = params[LOWER, k] - position
+        if over > 0.0:
+            tau[k] -= params[STOP_STIFFNESS, k] * over
+            if qd[k] > 0.0:
+                tau[k] -= params[STOP_DAMPING, k] * qd[k]
+        elif under > 0.0:
+            tau[k] += params[STOP_STIFFNESS, k] * under
+            if qd[k] < 0.0:
+                tau[k] -= params[STOP_DAMPING, k] * qd[k]
+
+
+@kernel
+def spring_energy(q, params):
+    """Return the energy 1/2 sum k_stop p^2 (J) the limit stops store at q (nq,) (p: penetration)."""
+    springs = 0.0
+    for k in range(params.shape[1]):
+        if params[Q_INDEX, k] < 0.0:
+            continue
+        position = q[int(params[Q_INDEX, k])]
+        p = position - min(max(position, params[LOWER, k]), params[UPPER, k])
+        springs += params[STOP_STIFFNESS, k] * (p * p)
+    return 0.5 * springs
+
+
+@kernel
+def block_params(block, n):
+    """Return the parameter rows (NPARAMS, n) of a simulator's block (block_size), read-only."""
+    return read_only(block[NCONTROL:NCONTROL + NPARAMS * n].reshape((NPARAMS, n)))
+
+
+@kernel(signatures=[STATUS(IN1, IN1, IN1, IN1, types.int64, OUT1)])
+def simulator_torques(q, qd, effort, block, stops_only, tau):
+    """
+    Write a simulator's joint torques (nv,) at q (nq,), qd (nv,) into ``tau``; return 0.
+
+    ``block``: the simulator's block (block_size: its control and parameter
+    rows). stops_only 0: joint_torques_into with the effort (nv,) and the
+    block's C_LIMITS; 1: the limit stops' torques only (add_stop_torques,
+    whatever C_LIMITS says). Simulator.joint_torques and limit_torques.
+    """
+    params = block_params(block, qd.shape[0])
+    if stops_only:
+        tau[:] = 0.0
+        add_stop_torques(q, qd, params, tau)
+    else:
+        joint_torques_into(q, qd, effort, params, block[C_LIMITS] != 0.0, tau)
+    return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1, OUT1)])
+def simulator_energy(model, q, qd, block, scratch, out):
+    """
+    Write a simulator's (E, T) in J (total_energy) at q (nq,), qd (nv,) into out (2,); return 0.
+
+    ``block``: the simulator's block (its parameter rows and C_LIMITS),
+    read only; ``scratch`` (at least nb (kinematics.NWORK + 12)) is
+    overwritten, so that a caller on another thread than the steps' does not
+    share the block's workspace. Simulator.energy.
+    """
+    nb = body_count(model)
+    params = block_params(block, qd.shape[0])
+    work = scratch[:nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
+    poses = scratch[nb * kinematics.NWORK:nb * (kinematics.NWORK + 12)].reshape((nb, 12))
+    out[0], out[1] = energy_terms(model, q, qd, params, block[C_LIMITS] != 0.0, work, poses)
+    return 0
 
 
 @kernel
@@ -323,20 +397,23 @@ def total_energy(model, q, qd, params, limits, workspace):
     """
     Return (E, T) in J: kinetic + potential + limit-spring energy, and the kinetic energy.
 
-    The limit springs store 1/2 k_stop p^2 for the penetration p past a limit.
+    The limit springs store 1/2 k_stop p^2 for the penetration p past a limit
+    (energy_terms, on the block's kinematics work and poses).
     """
-    kinematic_work, poses = workspace[3], workspace[4]
+    return energy_terms(model, q, qd, params, limits, workspace[3], workspace[4])
+
+
+@kernel
+def energy_terms(model, q, qd, params, limits, kinematic_work, poses):
+    """
+    Return (E, T) in J at q (nq,), qd (nv,): the simulator's energy law (total_energy).
+
+    kinematic_work (nb, kinematics.NWORK) and poses (nb, 12) are overwritten.
+    """
     kinetic = kinetic_energy_of(model, q, qd, kinematic_work)   # leaves the body transforms
     total = kinetic + potential_energy_at(model, kinematic_work, poses)
     if limits:
-        springs = 0.0
-        for k in range(qd.shape[0]):
-            if params[Q_INDEX, k] < 0.0:
-                continue
-            position = q[int(params[Q_INDEX, k])]
-            p = position - min(max(position, params[LOWER, k]), params[UPPER, k])
-            springs += params[STOP_STIFFNESS, k] * (p * p)
-        total += 0.5 * springs
+        total += spring_energy(q, params)
     return total, kinetic
 
 

@@ -8,7 +8,8 @@ Limit stops, damping and friction act per velocity coordinate (nv); a limit
 stop reads the position of its one-dof joint, which sits at another index
 of q once a floating, planar or ball joint precedes it (docs/conventions.md:
 Pinocchio's layout). ``LimitCoordinates`` holds that map and the limits per
-velocity coordinate; ``validated_positions`` checks and normalises a q
+velocity coordinate (the stops' torques and energy are computed by the
+compiled step's law, integrators.joint_torques_into and spring_energy); ``validated_positions`` checks and normalises a q
 given by a user (a quaternion or planar (cos, sin) is scaled to unit
 length, a zero one refused).
 """
@@ -41,35 +42,6 @@ class LimitCoordinates:
         for bound, values in ((self.lower, robot.lower), (self.upper, robot.upper)):
             bound[self.one_dof] = values[self.positions_of]
             bound[np.isnan(bound)] = -np.inf if bound is self.lower else np.inf
-        self.bounded = np.isfinite(self.lower) | np.isfinite(self.upper)
-
-    def joint_positions(self, q: np.ndarray) -> np.ndarray:
-        """Return the position (nv,) of each velocity coordinate's one-dof joint (0: multi-dof)."""
-        if self.nq == self.nv:
-            return q
-        positions = np.zeros(self.nv)
-        positions[self.one_dof] = q[self.positions_of]
-        return positions
-
-    def stop_torques(self, q: np.ndarray, qd: np.ndarray, stiffness: np.ndarray,
-                     damping: np.ndarray) -> np.ndarray:
-        """Return the limit stops' one-sided spring-damper torques (nv,) at q (nq,), qd (nv,)."""
-        q = self.joint_positions(q)
-        over = np.maximum(q - self.upper, 0.0)
-        under = np.maximum(self.lower - q, 0.0)
-        penetration = under - over   # > 0 pushes toward +q
-        inside = penetration == 0.0
-        spring = stiffness * penetration
-        # the damper only resists motion into the stop, and never pulls toward it
-        damper = np.where(((over > 0) & (qd > 0)) | ((under > 0) & (qd < 0)), -damping * qd, 0.0)
-        return np.where(inside, 0.0, spring + damper)
-
-    def spring_energy(self, q: np.ndarray, stiffness: np.ndarray) -> float:
-        """Return the energy 1/2 sum k p^2 (J) the limit stops store at q (nq,)."""
-        q = self.joint_positions(q)
-        # signed, 0 inside; np.clip's own steps, without its Python-level dispatch
-        penetration = q - np.minimum(np.maximum(q, self.lower), self.upper)
-        return 0.5 * float(np.dot(stiffness, penetration * penetration))
 
     def clamped_neutral(self, robot: RobotModel) -> np.ndarray:
         """Return the neutral configuration (nq,) with the one-dof joints clamped into limits."""

