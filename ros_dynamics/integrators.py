@@ -144,7 +144,7 @@ def add_stop_torques(q, qd, params, tau):
 
 @kernel
 def spring_energy(q, params):
-    """Return the energy 1/2 sum k_stop p^2 (J) the limit stops store at q (nq,) (p: penetration)."""
+    """Return the limit stops' energy 1/2 sum k_stop p^2 (J) at q (nq,), p the penetration."""
     springs = 0.0
     for k in range(params.shape[1]):
         if params[Q_INDEX, k] < 0.0:

@@ -72,8 +72,9 @@ def compare(simulator: Simulator, steps: int, block: int = 1) -> float:
 @pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
 def test_four_bar_steps_equal_the_python_kkt_path(integrator):
     chain = load('four_bar.urdf', 'four_bar_loops.yaml')
-    simulator = simulator_oracle.simulator(chain.robot, q0=[0.01, 0.0, 0.0], closures=chain, damping=False,
-                          friction=False, limits=False, integrator=integrator)
+    simulator = simulator_oracle.simulator(chain.robot, q0=[0.01, 0.0, 0.0], closures=chain,
+                                           damping=False, friction=False, limits=False,
+                                           integrator=integrator)
     simulator.set_effort([1.96, 0.0, 0.0])                  # Ghosal's spring at the start
     assert compare(simulator, 300) < 1e-12
     assert compare(simulator, 256, block=64) < 1e-12       # numba's dispatcher (GIL released)
@@ -106,16 +107,18 @@ def test_offset_pose_closures_step_as_the_python_path(tmp_path):
                      'actuated: [leg1_shoulder, leg2_shoulder, leg3_shoulder]\n')
     robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'delta_rl5.urdf'))
     chain = ClosedChain.from_yaml(robot, str(loops))
-    simulator = simulator_oracle.simulator(robot, q0=delta.assembled((-0.2, 0.15, -0.9)), closures=chain,
-                          damping=False, friction=False, limits=False)
+    simulator = simulator_oracle.simulator(robot, q0=delta.assembled((-0.2, 0.15, -0.9)),
+                                           closures=chain, damping=False, friction=False,
+                                           limits=False)
     assert compare(simulator, 200) < 1e-12
 
 
 def test_the_lock_is_found_at_the_python_paths_step():
     """At 10 ms the four-bar locks near 12.25 s: the same step as the Python margin test."""
     chain = load('four_bar.urdf', 'four_bar_loops.yaml')
-    simulator = simulator_oracle.simulator(chain.robot, dt=0.01, q0=[0.01, 0.0, 0.0], closures=chain,
-                          damping=False, friction=False, limits=False)
+    simulator = simulator_oracle.simulator(chain.robot, dt=0.01, q0=[0.01, 0.0, 0.0],
+                                           closures=chain, damping=False, friction=False,
+                                           limits=False)
     q, qd = simulator.q.copy(), simulator.qd.copy()
     sign = chain.lock_orientation(q)
     for _ in range(2000):
