@@ -16,7 +16,9 @@ the second line being the constraint's second derivative with Baumgarte's
 stabilisation (alpha, beta: the damping and frequency of the drift, in the
 (Baumgarte 1983) form of Ghosal's notes). ``forward_dynamics`` solves the dense KKT system
 [M -Jc^T; Jc 0] [qdd; lambda] = [tau - b; rhs], O((n + m)^3) per call (tiny
-for mechanisms: n + m = 5 for the four-bar, 27 for the Delta robot). lambda
+for mechanisms: n + m = 5 for the four-bar, 27 for the Delta robot). phi,
+Jc, Jcdot qd and the KKT system are the compiled kernels of the simulator's
+closed-chain step (loop_closures.py): one implementation of the law. lambda
 is the force (N) on frame_a's origin in the root frame's axes (frame_b gets
 -lambda) and, for the orientation rows of a pose closure, the torque (N m).
 
@@ -40,23 +42,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
-from ros_dynamics.control import rotation_error
+from ros_dynamics import kinematics, loop_closures
+from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.model import RobotModel
+from ros_dynamics.runtime import as_array
 from scipy.spatial.transform import Rotation
 import yaml
 
 AXES = {'x': 0, 'y': 1, 'z': 2}
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return a x b for 3-vectors (np.cross costs ~20 us a call)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                     a[0] * b[1] - a[1] * b[0]])
-
-
-def _skew(a: np.ndarray) -> np.ndarray:
-    """Return [a]x, the matrix with [a]x b = a x b."""
-    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
 
 
 class ConstraintSingularity(ValueError):
@@ -114,7 +107,45 @@ class ClosedChain:
         self.rank_tolerance = rank_tolerance
         self.lock_tolerance = lock_tolerance
         self.m = sum(len(c.rows) for c in self.closures)
-        self._links = sorted({c.link_a for c in self.closures} | {c.link_b for c in self.closures})
+        self._data = self.compiled_data()   # the compiled law's own copy (_terms)
+        self._scratch = np.empty(loop_closures.scratch_size.py_func(
+            robot.nv, len(robot.body_names)))
+
+    def compiled_data(self, alpha: float = 0.0, beta: float = 0.0,
+                      lock_sign: float = 1.0) -> np.ndarray:
+        """
+        Return the chain's data for the compiled kernels (loop_closures.chain_parts).
+
+        Header (Baumgarte's alpha and beta in 1/s, the tolerances, the lock
+        sign), passive-joint mask (n) and one row per closure: each frame as its
+        body and its pose in the body (the link's offset composed with the
+        closure's offset and rotation), then zeroed scratch (chain_size).
+        """
+        robot, n = self.robot, self.robot.nv
+        header = np.zeros(loop_closures.NHEADER)
+        header[loop_closures.K_CLOSURES] = len(self.closures)
+        header[loop_closures.K_ROWS] = self.m
+        header[loop_closures.K_ALPHA], header[loop_closures.K_BETA] = alpha, beta
+        header[loop_closures.K_RANK_TOLERANCE] = self.rank_tolerance
+        header[loop_closures.K_LOCK_TOLERANCE] = self.lock_tolerance
+        header[loop_closures.K_LOCK_SIGN] = lock_sign
+        passive = np.ones(n)
+        passive[self.actuated] = 0.0
+        rows = np.zeros((len(self.closures), loop_closures.NCLOSURE))
+        for row, closure in zip(rows, self.closures):
+            for column, link, offset, rotation in (
+                    (loop_closures.R_BODY_A, closure.link_a, closure.offset_a, closure.rotation_a),
+                    (loop_closures.R_BODY_B, closure.link_b, closure.offset_b,
+                     closure.rotation_b)):
+                row[column], frame = robot.link_attachment(link)
+                rot = frame[:3, :3]
+                row[column + 1:column + 10] = (rot @ rotation).ravel()
+                row[column + 10:column + 13] = frame[:3, 3] + rot @ offset
+            row[loop_closures.R_ROWS + np.array(closure.rows)] = 1.0
+        data = np.zeros(loop_closures.chain_size.py_func(n, len(self.closures), self.m))
+        parts = np.concatenate([header, passive, rows.ravel()])
+        data[:parts.size] = parts
+        return data
 
     @classmethod
     def from_yaml(cls, robot: RobotModel, path: str) -> 'ClosedChain':
@@ -182,54 +213,33 @@ class ClosedChain:
         return cls(robot, closures, actuated)
 
     # ------------------------------------------------------------------ kinematics
+    def _state(self, value, name: str) -> np.ndarray:
+        """Return ``value`` as a finite float64 vector, nq for 'q', else nv (ValueError)."""
+        array = as_array(value, name)
+        size = self.robot.nq if name == 'q' else self.robot.nv
+        if array.shape != (size,) or not np.all(np.isfinite(array)):
+            raise ValueError(f'{name}: expected {size} finite values for joints '
+                             f'{list(self.robot.joint_names)}, got {value!r}')
+        return array
+
     def _terms(self, q, qd=None) -> tuple:
         """
-        Return (phi, Jc, Jcdot qd or None), each link's kinematics evaluated once.
+        Return (phi, Jc, Jcdot qd or None) at (q, qd): loop_closures.closure_terms_into.
 
-        A frame p = o + R offset of a link with origin velocity v_o, angular
-        velocity w and classical accelerations (a_o, alpha) at qdd = 0 has
-        v_p = v_o + w x r and a_p = a_o + alpha x r + w x (w x r), r = R offset.
-        Orientation rows: phi is the rotation vector of R_a R_b^T, its rate the
-        relative angular velocity w_a - w_b (exact at phi = 0, where the
-        constraint is held), its acceleration alpha_a - alpha_b.
+        The compiled law the simulator's closed-chain step uses: frames a and b
+        from the bodies' world poses, Jacobians moved to the frame origins,
+        classical accelerations at qdd = 0 (a_p = a_o + alpha x r + w x (w x r));
+        orientation rows: phi the rotation vector of R_a R_b^T, its rate
+        w_a - w_b (exact at phi = 0, where the constraint is held), its
+        acceleration alpha_a - alpha_b. test/closed_chain_oracle.py is its numpy twin.
         """
-        robot = self.robot
-        cache = {}
-        for link in self._links:
-            jac = robot.jacobian(q, link)
-            cache[link] = (robot.link_pose(q, link), jac,
-                           None if qd is None else robot.jacobian_dot_qd(q, qd, link),
-                           None if qd is None else jac[3:] @ qd)
-        phis, jacs, biases = [], [], []
-        for c in self.closures:
-            sides = []
-            for link, offset, rotation in ((c.link_a, c.offset_a, c.rotation_a),
-                                           (c.link_b, c.offset_b, c.rotation_b)):
-                pose, jac, classical, w = cache[link]
-                if not offset.any():                 # the link origin itself: no lever arm
-                    sides.append((pose[:3, 3], pose[:3, :3] @ rotation, jac, classical))
-                    continue
-                arm = pose[:3, :3] @ offset
-                frame_jac = np.vstack([jac[:3] - _skew(arm) @ jac[3:], jac[3:]])
-                if classical is None:
-                    acc = None
-                else:
-                    alpha = classical[3:]
-                    acc = np.concatenate([
-                        classical[:3] + _cross(alpha, arm) + _cross(w, _cross(w, arm)), alpha])
-                sides.append((pose[:3, 3] + arm, pose[:3, :3] @ rotation, frame_jac, acc))
-            (point_a, rot_a, jac_a, acc_a), (point_b, rot_b, jac_b, acc_b) = sides
-            rows = c.rows
-            if rows[-1] > 2:
-                phis.append(np.concatenate([point_a - point_b,
-                                            rotation_error(rot_a, rot_b)])[list(rows)])
-            else:
-                phis.append((point_a - point_b)[list(rows)])
-            jacs.append(jac_a[rows, :] - jac_b[rows, :])
-            if acc_a is not None:
-                biases.append(acc_a[list(rows)] - acc_b[list(rows)])
-        return (np.concatenate(phis), np.vstack(jacs),
-                None if qd is None else np.concatenate(biases))
+        q = self._state(q, 'q')
+        rates = np.zeros(self.robot.nv) if qd is None else self._state(qd, 'qd')
+        ensure_compiled(loop_closures.closure_terms)
+        loop_closures.closure_terms(self.robot.packed, q, rates, self._data, self._scratch)
+        parts = loop_closures.chain_parts.py_func(self._data, 0, self.robot.nv)
+        jac, phi, jbias = parts[5], parts[6], parts[7]
+        return phi.copy(), jac.copy(), None if qd is None else jbias.copy()
 
     def residual(self, q) -> np.ndarray:
         """
@@ -326,31 +336,30 @@ class ClosedChain:
         steps). external_wrenches: as for ``RobotModel.forward_dynamics``
         ({link: [f; t]}, world axes, at the link origin).
         """
-        robot = self.robot
-        q, qd, tau = (np.asarray(x, dtype=float) for x in (q, qd, tau))
-        mass = robot.mass_matrix(q)
+        robot, n = self.robot, self.robot.nv
+        q, qd, tau = self._state(q, 'q'), self._state(qd, 'qd'), self._state(tau, 'tau')
+        fext = np.zeros((len(robot.body_names), 6))
         if external_wrenches:
-            bias = robot.inverse_dynamics(q, qd, np.zeros(robot.dof), external_wrenches)
-        else:
-            bias = robot.bias_torques(q, qd)
-        phi, jac, jdot_qd = self._terms(q, qd)
+            rows, _ = kinematics.link_wrench_rows(external_wrenches, robot.link_attachment,
+                                                  'external_wrenches')
+            if rows.shape[0]:
+                ensure_compiled(kinematics.body_forces_batch)
+                kinematics.body_forces_batch(robot.packed, q[None], rows, fext[None])
         if check is True:
-            self.check_rank(jac, q)
-        rhs = -jdot_qd - 2.0 * alpha * (jac @ qd) - beta ** 2 * phi
-        n, m = robot.dof, self.m
-        kkt = np.zeros((n + m, n + m))
-        kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = mass, -jac.T, jac
-        right = np.concatenate([tau - bias, rhs])
-        if check:
-            try:
-                solution = np.linalg.solve(kkt, right)
-            except np.linalg.LinAlgError:
-                raise ConstraintSingularity(
-                    f'closures {[c.name for c in self.closures]}: the KKT matrix is singular '
-                    f'at q = {np.round(q, 6).tolist()} (a singular configuration)') from None
-        else:
-            solution = np.linalg.lstsq(kkt, right, rcond=None)[0]
-        return solution[:n], solution[n:]
+            self.check_rank(self.jacobian(q), q)
+        data = self._data
+        data[loop_closures.K_ALPHA], data[loop_closures.K_BETA] = alpha, beta
+        ensure_compiled(loop_closures.kkt_system)
+        singular = loop_closures.kkt_system(robot.packed, q, qd, tau, fext, data, self._scratch,
+                                            1 if check else 0)
+        kkt, solution = loop_closures.chain_parts.py_func(data, 0, n)[3:5]
+        if not check:   # least squares on the system as assembled
+            solution = np.linalg.lstsq(kkt, solution, rcond=None)[0]
+        elif singular >= 0:
+            raise ConstraintSingularity(
+                f'closures {[c.name for c in self.closures]}: the KKT matrix is singular '
+                f'at q = {np.round(q, 6).tolist()} (a singular configuration)')
+        return solution[:n].copy(), solution[n:].copy()
 
     def inverse_dynamics(self, q, qd, qdd) -> tuple:
         """

@@ -183,12 +183,11 @@ def simulator_torques(q, qd, effort, block, stops_only, tau):
 @kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1, OUT1)])
 def simulator_energy(model, q, qd, block, scratch, out):
     """
-    Write a simulator's (E, T) in J (total_energy) at q (nq,), qd (nv,) into out (2,); return 0.
+    Write a simulator's (E, T) (J, energy_terms) at q (nq,), qd (nv,) into out (2,); return 0.
 
-    ``block``: the simulator's block (its parameter rows and C_LIMITS),
-    read only; ``scratch`` (at least nb (kinematics.NWORK + 12)) is
-    overwritten, so that a caller on another thread than the steps' does not
-    share the block's workspace. Simulator.energy.
+    ``block``: the simulator's block (parameter rows, C_LIMITS); ``scratch``
+    (nb (kinematics.NWORK + 12)) is overwritten, not the block's workspace
+    (a caller on another thread than the steps'). Simulator.energy.
     """
     nb = body_count(model)
     params = block_params(block, qd.shape[0])
@@ -394,20 +393,16 @@ def finite_state(q, qd):
 
 @kernel
 def total_energy(model, q, qd, params, limits, workspace):
-    """
-    Return (E, T) in J: kinetic + potential + limit-spring energy, and the kinetic energy.
-
-    The limit springs store 1/2 k_stop p^2 for the penetration p past a limit
-    (energy_terms, on the block's kinematics work and poses).
-    """
+    """Return energy_terms (E, T) (J) on the block's kinematics work and poses."""
     return energy_terms(model, q, qd, params, limits, workspace[3], workspace[4])
 
 
 @kernel
 def energy_terms(model, q, qd, params, limits, kinematic_work, poses):
     """
-    Return (E, T) in J at q (nq,), qd (nv,): the simulator's energy law (total_energy).
+    Return (E, T) in J at q (nq,), qd (nv,): kinetic + potential + limit springs, kinetic.
 
+    The limit springs store 1/2 k_stop p^2 for the penetration p past a limit;
     kinematic_work (nb, kinematics.NWORK) and poses (nb, 12) are overwritten.
     """
     kinetic = kinetic_energy_of(model, q, qd, kinematic_work)   # leaves the body transforms

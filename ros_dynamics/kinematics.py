@@ -9,10 +9,13 @@ derivative (Featherstone 2008, table 5.1, first loop), all quantities in
 body coordinates, the world poses of the bodies and link wrenches as body forces.
 """
 
+from typing import Callable, Mapping
+
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, STATUS
 from ros_dynamics.joints import body_count, joint_transform, joint_velocity, parent_of
+from ros_dynamics.runtime import as_array
 from ros_dynamics.spatial import (add, cross, cross_motion, load3, load9, mat_mat, mat_t_vec,
                                   mat_vec, motion_to_child, store3, store9)
 
@@ -104,6 +107,34 @@ WRENCH_OFFSET = 1   # 3: the link origin in body coordinates (m)
 WRENCH_FORCE = 4    # 3: force, world axes (N)
 WRENCH_TORQUE = 7   # 3: torque about the link origin, world axes (N m)
 NWRENCH = 10
+
+
+def link_wrench_rows(wrenches: Mapping, attachment: Callable, name: str) -> tuple:
+    """
+    Return link wrenches as rows (m, NWRENCH) for the kernels, and the wrenches validated.
+
+    ``wrenches``: {link: [fx, fy, fz, tx, ty, tz]} (N, N m; world axes, at
+    the link origin); ``attachment(link)`` -> (body, offset (4, 4)), the
+    moving body carrying the link (-1: the fixed root) and the link frame in
+    it (RobotModel.link_attachment; ValueError for an unknown link). A
+    wrench on the fixed root is taken by the base: validated, but no row.
+    ``name`` is the argument's name in the errors (ValueError). Returns
+    (rows, {link: (6,) array}); one implementation for RobotModel and the
+    Simulator (add_link_wrenches turns the rows into body forces).
+    """
+    if not isinstance(wrenches, Mapping):
+        raise ValueError(f'{name}: expected a mapping link name -> [fx, fy, fz, tx, ty, tz]')
+    rows, validated = [], {}
+    for link, wrench in wrenches.items():
+        body, offset = attachment(link)
+        wrench = as_array(wrench, f'{name}[{link!r}]')
+        if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
+            raise ValueError(f'{name}[{link!r}]: expected 6 finite numbers [force; torque], '
+                             f'got {wrench!r}')
+        validated[link] = wrench
+        if body >= 0:
+            rows.append(np.concatenate([[body], offset[:3, 3], wrench]))
+    return np.array(rows).reshape(len(rows), NWRENCH), validated
 
 
 @kernel

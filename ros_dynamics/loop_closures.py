@@ -4,12 +4,14 @@
 """
 Loop closures of a closed chain, compiled: phi, Jc, Jcdot qd, the KKT forward dynamics.
 
-The kernels behind the simulator's closed-chain step (integrators.py), the
-same quantities as ``ClosedChain`` (closed_chain.py, after Ghosal's NPTEL
-notes, module 6) computes in Python: for each closure, frames a and b (each
-fixed in a body) must coincide along its rows of [position; orientation] in
-root axes. Position rows: phi = p_a - p_b, rows of J_a - J_b (Jacobians at
-the frame origins, world axes) and of the classical accelerations at qdd = 0;
+The one implementation of the closed-chain law: the simulator's
+closed-chain step (integrators.py) and ``ClosedChain`` (closed_chain.py,
+after Ghosal's NPTEL notes, module 6; entries ``closure_terms`` and
+``kkt_system``) call it, test/closed_chain_oracle.py is its numpy twin.
+For each closure, frames a and b (each fixed in a body) must coincide
+along its rows of [position; orientation] in root axes. Position rows:
+phi = p_a - p_b, rows of J_a - J_b (Jacobians at the frame origins, world
+axes) and of the classical accelerations at qdd = 0;
 orientation rows: phi the rotation vector of R_a R_b^T, rows w_a - w_b and
 alpha_a - alpha_b. The accelerations solve the KKT system with Baumgarte's
 stabilisation (Baumgarte 1972; alpha, beta in 1/s)
@@ -27,10 +29,13 @@ rows (``R_*`` columns) and scratch space (``chain_size``).
 
 import math
 
+from numba import types
 import numpy as np
-from ros_dynamics._jit import kernel
+from ros_dynamics import aba, kinematics
+from ros_dynamics._jit import IN1, IN2, kernel, OUT1, STATUS
 from ros_dynamics.crba import crba_into
 from ros_dynamics.jacobian import bias_acceleration_at, jacobian_at_point, link_pose
+from ros_dynamics.joints import body_count
 from ros_dynamics.kinematics import forward_pass, world_poses
 from ros_dynamics.rnea import rnea_into
 from ros_dynamics.spatial import load3, mat_mat, mat_t
@@ -216,22 +221,40 @@ def kkt_acceleration_into(model, q, qd, tau, fext, chain, work, mass, kinematic_
     """
     Write qdd of the closed chain into ``qdd`` (lambda into the chain's solution[n:]).
 
-    M by CRBA, b = ID(q, qd, 0, fext) by RNEA, the closures' terms, then the
-    KKT system of the module docstring (ClosedChain.forward_dynamics). Return
-    -1, or the column of the KKT matrix whose pivot vanished (singular).
+    The KKT system of the module docstring (kkt_system_into), solved by
+    lu_solve. Return -1, or the column of the KKT matrix whose pivot
+    vanished (singular).
     """
-    n = q.shape[0]
+    n = qd.shape[0]
+    kkt, solution = chain[3], chain[4]
+    kkt_system_into(model, q, qd, tau, fext, chain, work, mass, kinematic_work, poses, qdd)
+    singular = lu_solve(kkt, solution)
+    for i in range(n):
+        qdd[i] = solution[i]
+    return singular
+
+
+@kernel
+def kkt_system_into(model, q, qd, tau, fext, chain, work, mass, kinematic_work, poses, bias):
+    """
+    Fill the chain's KKT matrix and right-hand side (solution) at (q, qd) under tau and fext.
+
+    M by CRBA, b = ID(q, qd, 0, fext) by RNEA (into ``bias`` (n,)), the
+    closures' terms (closure_terms_into), then [M -Jc^T; Jc 0] and
+    [tau - b; -Jcdot qd - 2 alpha Jc qd - beta^2 phi] (ClosedChain.forward_dynamics).
+    """
+    n = qd.shape[0]
     header, kkt, solution, jac, phi, jbias = (chain[0], chain[3], chain[4], chain[5], chain[6],
                                               chain[7])
     m = int(header[K_ROWS])
     alpha, beta = header[K_ALPHA], header[K_BETA]
-    rnea_into(model, q, qd, None, fext, work, qdd)   # the bias torques b, for now
+    rnea_into(model, q, qd, None, fext, work, bias)
     crba_into(model, q, work, mass)
     closure_terms_into(model, q, qd, chain, kinematic_work, poses)
     for i in range(n):
         for j in range(n):
             kkt[i, j] = mass[i, j]
-        solution[i] = tau[i] - qdd[i]
+        solution[i] = tau[i] - bias[i]
     for r in range(m):
         rate = 0.0
         for j in range(n):
@@ -241,10 +264,56 @@ def kkt_acceleration_into(model, q, qd, tau, fext, chain, work, mass, kinematic_
         for s in range(m):
             kkt[n + r, n + s] = 0.0
         solution[n + r] = -jbias[r] - 2.0 * alpha * rate - beta ** 2 * phi[r]
-    singular = lu_solve(kkt, solution)
-    for i in range(n):
-        qdd[i] = solution[i]
-    return singular
+
+
+@kernel
+def scratch_size(n, nb):
+    """Return the length of the scratch array of closure_terms and kkt_system (nb bodies)."""
+    return nb * (aba.NWORK + kinematics.NWORK + 12) + n * n + n
+
+
+@kernel(signatures=[STATUS(IN2, IN1, IN1, OUT1, OUT1)])
+def closure_terms(model, q, qd, data, scratch):
+    """
+    Fill the chain data's phi, Jc and Jcdot qd (chain_parts) at q (nq,), qd (n,); return 0.
+
+    ``data``: a chain's data (chain_size, ClosedChain.compiled_data);
+    ``scratch`` (scratch_size) is overwritten. ClosedChain.residual, jacobian, bias.
+    """
+    nb = body_count(model)
+    start = nb * aba.NWORK
+    work = scratch[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
+    start += nb * kinematics.NWORK
+    poses = scratch[start:start + nb * 12].reshape((nb, 12))
+    closure_terms_into(model, q, qd, chain_parts(data, 0, qd.shape[0]), work, poses)
+    return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, IN2, OUT1, OUT1, types.int64)])
+def kkt_system(model, q, qd, tau, fext, data, scratch, solve):
+    """
+    Fill the chain data's KKT system at (q, qd) under tau (n,) and body forces fext (nb, 6).
+
+    With ``solve`` 1 also solve it in place (lu_solve: the chain's solution
+    holds [qdd; lambda], the KKT matrix its LU factors) and return -1 or the
+    singular column, as the simulator's step; with 0 return -1 with the
+    matrix and right-hand side as assembled. ClosedChain.forward_dynamics.
+    """
+    n, nb = qd.shape[0], body_count(model)
+    chain = chain_parts(data, 0, n)
+    work = scratch[:nb * aba.NWORK].reshape((nb, aba.NWORK))
+    start = nb * aba.NWORK
+    kinematic_work = scratch[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
+    start += nb * kinematics.NWORK
+    poses = scratch[start:start + nb * 12].reshape((nb, 12))
+    start += nb * 12
+    mass = scratch[start:start + n * n].reshape((n, n))
+    bias = scratch[start + n * n:start + n * n + n]
+    if solve:
+        return kkt_acceleration_into(model, q, qd, tau, fext, chain, work, mass, kinematic_work,
+                                     poses, bias)
+    kkt_system_into(model, q, qd, tau, fext, chain, work, mass, kinematic_work, poses, bias)
+    return -1
 
 
 @kernel

@@ -111,7 +111,8 @@ class Simulator:
             self._passive[closures.actuated] = False
         self._baumgarte = (float(alpha), float(beta))
         self._lock_sign = 1.0
-        self._chain = None if closures is None else self._chain_data(closures)
+        self._chain = (None if closures is None
+                       else closures.compiled_data(*self._baumgarte, self._lock_sign))
         # the compiled step's settings and energy-check state (integrators.py), with the time
         self._control = np.zeros(integrators.NCONTROL)
         self._control[integrators.C_DENSE] = robot.has_mimic   # ABA has no mimic step
@@ -225,34 +226,6 @@ class Simulator:
             self._offset, self._sigmoid.T, self._coordinates.qindex]))
         self._new_block()
 
-    def _chain_data(self, chain: ClosedChain) -> np.ndarray:
-        """
-        Return a closed chain's data for the compiled step (loop_closures.chain_parts).
-
-        Header, passive-joint mask and one row per closure: each frame as its body and its pose in
-        the body (the link's offset composed with the closure's offset and rotation).
-        """
-        robot = self.robot
-        header = np.zeros(loop_closures.NHEADER)
-        header[loop_closures.K_CLOSURES] = len(chain.closures)
-        header[loop_closures.K_ROWS] = chain.m
-        header[loop_closures.K_ALPHA], header[loop_closures.K_BETA] = self._baumgarte
-        header[loop_closures.K_RANK_TOLERANCE] = chain.rank_tolerance
-        header[loop_closures.K_LOCK_TOLERANCE] = chain.lock_tolerance
-        header[loop_closures.K_LOCK_SIGN] = self._lock_sign
-        rows = np.zeros((len(chain.closures), loop_closures.NCLOSURE))
-        for row, closure in zip(rows, chain.closures):
-            for column, link, offset, rotation in (
-                    (loop_closures.R_BODY_A, closure.link_a, closure.offset_a, closure.rotation_a),
-                    (loop_closures.R_BODY_B, closure.link_b, closure.offset_b,
-                     closure.rotation_b)):
-                row[column], frame = robot.link_attachment(link)
-                rot = frame[:3, :3]
-                row[column + 1:column + 10] = (rot @ rotation).ravel()
-                row[column + 10:column + 13] = frame[:3, 3] + rot @ offset
-            row[loop_closures.R_ROWS + np.array(closure.rows)] = 1.0
-        return np.concatenate([header, self._passive.astype(float), rows.ravel()])
-
     def _new_block(self) -> None:
         """Lay out the compiled step's block (integrators.block_size): control, rows, scratch."""
         if not (hasattr(self, '_params') and hasattr(self, '_wrench_rows')):
@@ -263,8 +236,7 @@ class Simulator:
         size = integrators.block_size.py_func(n, body_count, wrench_count)
         start = size
         if self._chain is not None:   # the closed chain's data follow (loop_closures)
-            size += loop_closures.chain_size.py_func(n, len(self.closures.closures),
-                                                     self.closures.m)
+            size += self._chain.size
         block = np.zeros(size + self._ground.size)   # then the ground's data, if any
         parts = [self._control, self._params.ravel(), self._wrench_rows.ravel()]
         block[:sum(part.size for part in parts)] = np.concatenate(parts)
@@ -356,19 +328,9 @@ class Simulator:
 
     def set_wrenches(self, wrenches: Optional[Mapping] = None) -> None:
         """Apply external wrenches {link: [f; t]} (world axes, at the link origin); None clears."""
-        wrenches = dict(wrenches or {})
-        rows = []
-        for link, wrench in wrenches.items():
-            body, frame = self.robot.link_attachment(link)   # ValueError: an unknown link
-            wrench = as_array(wrench, f'wrenches[{link!r}]')
-            if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
-                raise ValueError(f'wrenches[{link!r}]: expected 6 finite values [force; torque]')
-            wrenches[link] = wrench
-            if body >= 0:   # a wrench on the fixed root is taken by the base
-                rows.append(np.concatenate([[body], frame[:3, 3], wrench]))
-        self._wrenches = wrenches
-        # the same, as rows for the compiled step (integrators.WRENCH_*)
-        self._wrench_rows = np.array(rows).reshape(len(rows), integrators.NWRENCH)
+        # ValueError for an unknown link or a bad wrench (kinematics.link_wrench_rows)
+        self._wrench_rows, self._wrenches = kinematics.link_wrench_rows(
+            dict(wrenches or {}), self.robot.link_attachment, 'wrenches')
         self._new_block()
 
     @property

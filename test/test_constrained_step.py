@@ -4,19 +4,23 @@
 """
 The compiled closed-chain step (integrators.constrained_steps) against the Python KKT path.
 
-The reference integrates ClosedChain.forward_dynamics (the KKT system with
-Baumgarte's stabilisation, numpy) with the simulator's joint torques and
-wrenches, in an RK4 or semi-implicit Euler written here, and tests
+The reference integrates the numpy twin of the closed-chain law
+(test/closed_chain_oracle.py: the KKT system with Baumgarte's stabilisation)
+with the numpy twin of the simulator's joint torques (test/simulator_oracle.py)
+and wrenches, in an RK4 or semi-implicit Euler written here, and tests
 ClosedChain.singularity_margin after each step as the simulator must.
+ClosedChain's own terms and forward dynamics (the compiled law) are held
+against the same twin.
 """
 
 import importlib.util
 import os
 
+import closed_chain_oracle
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.closed_chain import ClosedChain
+from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.simulation import BAUMGARTE, SimulationSingular, Simulator
 import simulator_oracle
 
@@ -33,14 +37,13 @@ def load(urdf: str, loops: str) -> ClosedChain:
 
 
 def reference_step(simulator: Simulator, q: np.ndarray, qd: np.ndarray) -> tuple:
-    """One step of the Python path: ClosedChain.forward_dynamics at each stage."""
+    """One step of the Python path: the numpy KKT forward dynamics at each stage."""
     chain, dt, law = simulator.closures, simulator.dt, simulator_oracle.oracle(simulator)
 
     def acceleration(q, qd):
         tau = law.joint_torques(simulator.effort, q, qd)
-        return chain.forward_dynamics(q, qd, tau, *BAUMGARTE,
-                                      check='solve',
-                                      external_wrenches=simulator.wrenches or None)[0]
+        return closed_chain_oracle.forward_dynamics(chain, q, qd, tau, *BAUMGARTE,
+                                                    simulator.wrenches or None)[0]
     if simulator.integrator == 'semi_implicit_euler':
         qd = qd + dt * acceleration(q, qd)
         return q + dt * qd, qd
@@ -67,6 +70,54 @@ def compare(simulator: Simulator, steps: int, block: int = 1) -> float:
             assert simulator.closures.singularity_margin(q, sign) > 0.0
         worst = max(worst, np.max(np.abs(q - simulator.q)), np.max(np.abs(qd - simulator.qd)))
     return worst
+
+
+def offset_pose_chain(tmp_path) -> ClosedChain:
+    """Return the Delta robot closed by frames with offsets and rpy: a pose and a point closure."""
+    loops = tmp_path / 'loops.yaml'
+    frame = '{link: %s, offset: [0.1, -0.05, 0.2], rpy: [0.1, 0.2, 0.3]}'
+    loops.write_text('closures:\n'
+                     f'  - {{frame_a: {frame % "leg1_platform"}, '
+                     f'frame_b: {frame % "leg2_platform"}, type: pose}}\n'
+                     f'  - {{frame_a: {frame % "leg1_platform"}, '
+                     f'frame_b: {frame % "leg3_platform"}, type: point}}\n'
+                     'actuated: [leg1_shoulder, leg2_shoulder, leg3_shoulder]\n')
+    robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'delta_rl5.urdf'))
+    return ClosedChain.from_yaml(robot, str(loops))
+
+
+@pytest.mark.parametrize('which', ['four_bar', 'delta', 'offsets'])
+def test_closed_chain_law_equals_its_numpy_oracle(which, tmp_path):
+    """The compiled phi, Jc, Jcdot qd and KKT forward dynamics of ClosedChain = the numpy twin."""
+    if which == 'four_bar':
+        chain, link = load('four_bar.urdf', 'four_bar_loops.yaml'), 'link2_tip'
+    elif which == 'delta':
+        chain, link = load('delta_rl5.urdf', 'delta_loops.yaml'), 'leg2_platform'
+    else:
+        chain, link = offset_pose_chain(tmp_path), 'leg3_platform'
+    n = chain.robot.dof
+    rng = np.random.default_rng(7)
+    for _ in range(5):   # states off the constraint manifold: every term at work
+        q, qd, tau = rng.uniform(-1.0, 1.0, n), rng.uniform(-2.0, 2.0, n), rng.uniform(-3, 3, n)
+        phi, jac, bias = closed_chain_oracle.terms(chain, q, qd)
+        assert np.allclose(chain.residual(q), phi, rtol=0.0, atol=1e-13)
+        assert np.allclose(chain.jacobian(q), jac, rtol=0.0, atol=1e-13)
+        assert np.allclose(chain.bias(q, qd), bias, rtol=0.0, atol=1e-12)
+        wrench = {link: rng.uniform(-5.0, 5.0, 6)}
+        qdd, forces = closed_chain_oracle.forward_dynamics(chain, q, qd, tau, 3.0, 4.0, wrench)
+        scale = 1e-10 * max(1.0, np.max(np.abs(qdd)), np.max(np.abs(forces)))
+        for check in (True, 'solve', False):
+            try:
+                got = chain.forward_dynamics(q, qd, tau, 3.0, 4.0, check, wrench)
+            except ConstraintSingularity:   # a random state may be near singular: only True
+                assert check is True
+                continue
+            assert np.allclose(got[0], qdd, rtol=0.0, atol=scale)
+            assert np.allclose(got[1], forces, rtol=0.0, atol=scale)
+    with pytest.raises(ValueError, match='qd: expected'):
+        chain.bias(q, qd[:-1])
+    with pytest.raises(ValueError, match='tau: expected'):
+        chain.forward_dynamics(q, qd, np.full(n, np.nan))
 
 
 @pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
@@ -97,16 +148,8 @@ def test_delta_steps_equal_the_python_kkt_path_with_friction_and_a_wrench():
 
 def test_offset_pose_closures_step_as_the_python_path(tmp_path):
     """Closure frames with offsets and rpy: the frames' poses, Jacobians and biases."""
-    loops = tmp_path / 'loops.yaml'
-    frame = '{link: %s, offset: [0.1, -0.05, 0.2], rpy: [0.1, 0.2, 0.3]}'
-    loops.write_text('closures:\n'
-                     f'  - {{frame_a: {frame % "leg1_platform"}, '
-                     f'frame_b: {frame % "leg2_platform"}, type: pose}}\n'
-                     f'  - {{frame_a: {frame % "leg1_platform"}, '
-                     f'frame_b: {frame % "leg3_platform"}, type: point}}\n'
-                     'actuated: [leg1_shoulder, leg2_shoulder, leg3_shoulder]\n')
-    robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', 'delta_rl5.urdf'))
-    chain = ClosedChain.from_yaml(robot, str(loops))
+    chain = offset_pose_chain(tmp_path)
+    robot = chain.robot
     simulator = simulator_oracle.simulator(robot, q0=delta.assembled((-0.2, 0.15, -0.9)),
                                            closures=chain, damping=False, friction=False,
                                            limits=False)

@@ -142,6 +142,10 @@ def test_reset_set_state_and_validation(two_r):
         Simulator(two_r, integrator='euler')
     with pytest.raises(ValueError, match="link 'nowhere'"):
         sim.set_wrenches({'nowhere': np.zeros(6)})
+    with pytest.raises(ValueError, match=r"wrenches\['link2'\]: expected 6 finite numbers"):
+        sim.set_wrenches({'link2': [1.0, np.nan, 0.0, 0.0, 0.0, 0.0]})
+    with pytest.raises(ValueError, match=r"wrenches\['link2'\]: expected 6 finite numbers"):
+        sim.set_wrenches({'link2': [1.0, 0.0]})
 
 
 def test_default_initial_state_is_clamped_into_limits(panda):
