@@ -117,16 +117,10 @@ def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref
             parts = ground_of(block, model, n)
             parts[2][:, :] = 0.0   # the impulses: no warm start, as Simulator.reset
         q, qd = q0[b].copy(), qd0[b].copy()
-        # the reference energy of the initial state, as Simulator.reset takes it
-        control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, rows,
-                                                                      limits, workspace)
-        control[C_TIME] = 0.0
-        q_out[b, 0] = q
-        qd_out[b, 0] = qd
+        start_rollout(model, q, qd, control, rows, limits, workspace, q_out, qd_out, outcome, b)
         ff = feedforward[0 if feedforward.shape[0] == 1 else b]
         qr = q_ref[0 if q_ref.shape[0] == 1 else b]
         qdr = qd_ref[0 if qd_ref.shape[0] == 1 else b]
-        outcome[b] = steps
         for k in range(steps):   # simulation_steps' step, the block's parts taken once
             effort_into(ff[k], limit, gains, qr[k], qdr[k], q, qd, rows[Q_INDEX], effort)
             applied = read_only(effort)
@@ -137,18 +131,47 @@ def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref
                 status = ground_checked_step(model, q, qd, applied, has_input(applied, wrenches),
                                              control, rows, wrenches, workspace, q_next, qd_next,
                                              ground_of(block, model, n))
+            record_step(q_out, qd_out, outcome, b, k, status, q, qd)
             if status != DONE:
-                outcome[b] = k
                 if first == DONE:
                     first = status
-                q_out[b, k + 1:] = np.nan
-                qd_out[b, k + 1:] = np.nan
                 break
-            for i in range(nq):
-                q_out[b, k + 1, i] = q[i]
-            for i in range(n):
-                qd_out[b, k + 1, i] = qd[i]
     return first
+
+
+@kernel
+def start_rollout(model, q, qd, control, params, limits, workspace, q_out, qd_out, outcome, b):
+    """
+    Start rollout b at (q, qd): its energy reference and time, as Simulator.reset takes them.
+
+    control[C_REFERENCE], [C_KINETIC_SCALE] = the total and kinetic energy
+    (integrators.total_energy), C_TIME = 0; q_out[b, 0], qd_out[b, 0] the
+    state and outcome[b] = steps (ran through, until record_step says otherwise).
+    """
+    control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, params,
+                                                                  limits, workspace)
+    control[C_TIME] = 0.0
+    q_out[b, 0] = q
+    qd_out[b, 0] = qd
+    outcome[b] = q_out.shape[1] - 1
+
+
+@kernel
+def record_step(q_out, qd_out, outcome, b, k, status, q, qd):
+    """
+    Write rollout b's state (q, qd) after step k, or its refusal of step k (status != DONE).
+
+    A refused rollout's outcome[b] = k and its states from k + 1 on are NaN.
+    """
+    if status != DONE:
+        outcome[b] = k
+        q_out[b, k + 1:] = np.nan
+        qd_out[b, k + 1:] = np.nan
+        return
+    for i in range(q.shape[0]):
+        q_out[b, k + 1, i] = q[i]
+    for i in range(qd.shape[0]):
+        qd_out[b, k + 1, i] = qd[i]
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN3, IN3, IN1, IN3, IN3, IN3, IN1, OUT3, OUT3, OUT1)])
@@ -204,13 +227,8 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
         controls[j] = template[:NCONTROL]
         lane_params[j] = params[b]
         rows[R_Q, j], rows[R_QD, j] = q0[b], qd0[b]
-        # the reference energy of the initial state, as Simulator.reset takes it
-        controls[j, C_REFERENCE], controls[j, C_KINETIC_SCALE] = total_energy(
-            model, rows[R_Q, j], rows[R_QD, j], read_only(lane_params[j]), limits, workspace)
-        controls[j, C_TIME] = 0.0
-        if j < count:
-            q_out[b, 0], qd_out[b, 0] = q0[b], qd0[b]
-            outcome[b] = steps
+        start_rollout(model, rows[R_Q, j], rows[R_QD, j], controls[j],
+                      read_only(lane_params[j]), limits, workspace, q_out, qd_out, outcome, b)
     running = count
     for k in range(steps):
         for j in range(LANES):
@@ -236,16 +254,10 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
                 result = accepted_step(model, rows[R_Q, j], rows[R_QD, j], forced[j],
                                        controls[j], read_only(lane_params[j]), limits,
                                        workspace, q_next, qd_next)
+            record_step(q_out, qd_out, outcome, b, k, result, rows[R_Q, j], rows[R_QD, j])
             if result != DONE:
-                outcome[b] = k
                 refusal[j] = result
-                q_out[b, k + 1:] = np.nan
-                qd_out[b, k + 1:] = np.nan
                 running -= 1
-                continue
-            for i in range(n):
-                q_out[b, k + 1, i] = rows[R_Q, j, i]
-                qd_out[b, k + 1, i] = rows[R_QD, j, i]
         if running == 0:
             break
     for j in range(count):
