@@ -107,9 +107,9 @@ class ClosedChain:
         self.rank_tolerance = rank_tolerance
         self.lock_tolerance = lock_tolerance
         self.m = sum(len(c.rows) for c in self.closures)
-        self._data = self.compiled_data()   # the compiled law's own copy (_terms)
-        self._scratch = np.empty(loop_closures.scratch_size.py_func(
-            robot.nv, len(robot.body_names)))
+        # the compiled law's data, copied by each call (threads may share a chain)
+        self._data = self.compiled_data()
+        self._scratch_size = loop_closures.scratch_size.py_func(robot.nv, len(robot.body_names))
 
     def compiled_data(self, alpha: float = 0.0, beta: float = 0.0,
                       lock_sign: float = 1.0) -> np.ndarray:
@@ -236,10 +236,11 @@ class ClosedChain:
         q = self._state(q, 'q')
         rates = np.zeros(self.robot.nv) if qd is None else self._state(qd, 'qd')
         ensure_compiled(loop_closures.closure_terms)
-        loop_closures.closure_terms(self.robot.packed, q, rates, self._data, self._scratch)
-        parts = loop_closures.chain_parts.py_func(self._data, 0, self.robot.nv)
-        jac, phi, jbias = parts[5], parts[6], parts[7]
-        return phi.copy(), jac.copy(), None if qd is None else jbias.copy()
+        data = self._data.copy()
+        loop_closures.closure_terms(self.robot.packed, q, rates, data,
+                                    np.empty(self._scratch_size))
+        jac, phi, jbias = loop_closures.chain_parts.py_func(data, 0, self.robot.nv)[5:8]
+        return phi, jac, None if qd is None else jbias
 
     def residual(self, q) -> np.ndarray:
         """
@@ -347,11 +348,11 @@ class ClosedChain:
                 kinematics.body_forces_batch(robot.packed, q[None], rows, fext[None])
         if check is True:
             self.check_rank(self.jacobian(q), q)
-        data = self._data
+        data = self._data.copy()
         data[loop_closures.K_ALPHA], data[loop_closures.K_BETA] = alpha, beta
         ensure_compiled(loop_closures.kkt_system)
-        singular = loop_closures.kkt_system(robot.packed, q, qd, tau, fext, data, self._scratch,
-                                            1 if check else 0)
+        singular = loop_closures.kkt_system(robot.packed, q, qd, tau, fext, data,
+                                            np.empty(self._scratch_size), 1 if check else 0)
         kkt, solution = loop_closures.chain_parts.py_func(data, 0, n)[3:5]
         if not check:   # least squares on the system as assembled
             solution = np.linalg.lstsq(kkt, solution, rcond=None)[0]
@@ -359,7 +360,7 @@ class ClosedChain:
             raise ConstraintSingularity(
                 f'closures {[c.name for c in self.closures]}: the KKT matrix is singular '
                 f'at q = {np.round(q, 6).tolist()} (a singular configuration)')
-        return solution[:n].copy(), solution[n:].copy()
+        return solution[:n], solution[n:]
 
     def inverse_dynamics(self, q, qd, qdd) -> tuple:
         """

@@ -364,11 +364,14 @@ class Simulator:
         """Return the one-sided spring-damper torques (nv,) of the position limits at q (nq,)."""
         return self._torques(q, qd, 1)
 
-    def _torques(self, q: np.ndarray, qd: np.ndarray, stops_only: int) -> np.ndarray:
+    def _torques(self, q, qd, stops_only: int) -> np.ndarray:
+        q, qd = as_array(q, 'q'), as_array(qd, 'qd')
+        if q.shape != (self._nq,) or qd.shape != (self.robot.dof,):
+            raise ValueError(f'q, qd: expected shapes ({self._nq},) and ({self.robot.dof},), '
+                             f'got {q.shape} and {qd.shape}')
         ensure_compiled(integrators.simulator_torques)
         tau = np.empty(self.robot.dof)
-        integrators.simulator_torques(as_array(q, 'q'), as_array(qd, 'qd'), self.effort,
-                                      self._block, stops_only, tau)
+        integrators.simulator_torques(q, qd, self.effort, self._block, stops_only, tau)
         return tau
 
     def acceleration(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:

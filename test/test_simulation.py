@@ -199,6 +199,8 @@ def test_the_torque_and_energy_law_equals_its_numpy_oracle(panda):
         sim.set_state(q, qd)
         assert sim.energy() == pytest.approx(law.energy(q, qd), rel=1e-12, abs=1e-9)
     assert stopped > 50                                    # the stops acted
+    with pytest.raises(ValueError, match=r'q, qd: expected shapes'):
+        sim.joint_torques(q[:-1], qd)
 
 
 def reference_step(sim, q, qd, integrator):
