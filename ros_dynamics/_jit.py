@@ -84,9 +84,9 @@ STATE_ENTRY = STATUS(_POINTER, types.int64, types.int64, _POINTER, _POINTER, _PO
 _compile_lock = threading.RLock()   # re-entered: a state entry compiles the kernels it calls
 # modules defining entry points, in the order a typical process first calls them
 ENTRY_MODULES = ('rnea', 'crba', 'aba', 'jacobian', 'kinematics', 'coriolis', 'energy',
-                 'manifold', 'integrators', 'identification.regressor', 'rollouts.kernels',
-                 'actuators.friction', 'nodes.stream_kernel', 'centroidal', 'contacts.kernel',
-                 'contacts.ground_kernel')
+                 'manifold', 'integrators', 'loop_closures', 'identification.regressor',
+                 'rollouts.kernels', 'actuators.friction', 'nodes.stream_kernel', 'centroidal',
+                 'contacts.kernel', 'contacts.ground_kernel')
 _warm_started = False
 # CPU seconds to compile one entry point on a cold cache, for the one line announcing a compile:
 # about 1.5 s each, but the rollouts' two take 40-60 s (2.1 GHz Xeon; every kernel 131 s of
