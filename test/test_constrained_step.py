@@ -16,8 +16,8 @@ import os
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.closed_chain import ClosedChain
-from ros_dynamics.simulation import BAUMGARTE, SimulationSingular, Simulator
+from ros_dynamics.simulation.closed_chain import ClosedChain
+from ros_dynamics.simulation.simulator import BAUMGARTE, SimulationSingular, Simulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location(
