@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """
-The same public calls timed on two commits in one run: is the code after a change slower?
+The same public calls timed on two commits in one run: is the code after a change slower.
 
     python benchmarks/bench_before_after.py [--base 8b9799e] [--rounds 5] [--skip cold]
 
@@ -31,7 +31,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-CHILD = r'''
+CHILD = r"""
 import json, os, statistics, sys, time, warnings
 import numpy as np
 warnings.simplefilter('ignore')
@@ -108,9 +108,9 @@ if solo is not None:
     timed('solo12 (free-flyer): forward_dynamics', solo.forward_dynamics,
           [(qs[k % 16], vs[k % 16], taus[k % 16]) for k in range(1000)])
 print(json.dumps(out))
-'''
+"""
 
-STARTUP = r'''
+STARTUP = r"""
 import json, os, sys, time
 wall, cpu = time.perf_counter(), time.process_time()
 import numpy as np
@@ -122,9 +122,9 @@ print(json.dumps({'start-up, warm cache: import + Panda + first result (wall)':
                   (time.perf_counter() - wall) * 1e6,
                   'start-up, warm cache: import + Panda + first result (CPU)':
                   (time.process_time() - cpu) * 1e6}))
-'''
+"""
 
-COLD = r'''
+COLD = r"""
 import json, resource, sys
 try:
     from ros_dynamics.runtime import jit
@@ -135,7 +135,7 @@ jit.warm_cache()
 after = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({'cold compile of every kernel (CPU)':
                   (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e6}))
-'''
+"""
 
 
 def robots_dir() -> str:
