@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """
-The same public calls timed on two commits in one run: does a change make the code slower.
+The same public calls timed on two commits in one run, to see whether a change slowed them.
 
     python benchmarks/bench_before_after.py [--base 8b9799e] [--rounds 5] [--skip cold]
 
