@@ -27,10 +27,11 @@ build: setup
 	  --event-handlers console_cohesion- console_start_end+ summary+ $(COLCON_STATUS) \
 	  --cmake-args -DROS_DYNAMICS_WARM_KERNELS=OFF \
 	  || { $(WITH_ROS) colcon build --symlink-install --cmake-args -DROS_DYNAMICS_WARM_KERNELS=OFF; exit 1; }
+	@find install -xtype l -delete   # links to modules that moved or went (symlink install)
 	@.venv/bin/python -S scripts/venv_pth.py   # .venv/bin/python imports install/ too, ros-dynamics
 	@$(WITH_ROS) python -P -c 'import logging; \
 	  logging.basicConfig(level=logging.INFO, format="build: %(message)s"); \
-	  from ros_dynamics import _jit; _jit.warm_cache(last_first=False)' \
+	  from ros_dynamics.runtime import jit; jit.warm_cache(last_first=False)' \
 	  || echo "build: WARNING: the kernels were not compiled now (above), the first run compiles them"
 
 test: setup-test build

@@ -29,11 +29,12 @@ setup(
     packages=find_packages(exclude=['test', 'test.*', 'benchmarks', 'examples']),
     # the call path into the compiled kernels (no dynamics in C); optional: without a
     # compiler the package falls back to ctypes, with the same results and slower calls
-    ext_modules=[Extension('ros_dynamics._statecall', ['ros_dynamics/_statecall.c'],
+    ext_modules=[Extension('ros_dynamics.runtime._statecall',
+                           ['ros_dynamics/runtime/_statecall.c'],
                            include_dirs=NUMPY_INCLUDE, optional=True)],
     # ranges for pip users; requirements/core.txt pins the versions CI runs
     # tqdm: the progress bars of the ros-dynamics command, which plain pip installs too
-    # numba to the minor version CI runs: _jit.py and _lanes.py use numba internals
+    # numba to the minor version CI runs: runtime/jit.py and runtime/lanes.py use numba internals
     install_requires=['numpy>=1.26', 'scipy>=1.11', 'numba>=0.68,<0.69', 'PyYAML>=6.0',
                       'tqdm>=4.66'],
     extras_require={
@@ -41,7 +42,7 @@ setup(
         # ros_dynamics.identification: consistent identification (SDP), ROS 2 bags, one BLAS
         # thread
         'identification': ['cvxpy>=1.5', 'clarabel>=0.9', 'rosbags>=0.10', 'threadpoolctl>=3.1'],
-        'scale': ['dask[distributed]>=2024.1'],   # ros_dynamics/scale_out.py
+        'scale': ['dask[distributed]>=2024.1'],   # ros_dynamics/rollouts/scale_out.py
         # ros_dynamics.contacts: the QP of the inverse dynamics with friction cones (DAQP,
         # chosen by benchmarks/bench_contact_qp.py)
         'contacts': ['daqp>=0.7'],

@@ -13,9 +13,9 @@ states in [-1, 1]:
 - ``body``: the ABA in URDF body frames (a general joint axis S_i, X_J by
   Rodrigues' formula composed with the tree rotation), kept here as the
   reference it replaced;
-- ``aligned``: ros_dynamics.aba.aba_into, in joint-aligned frames
+- ``aligned``: ros_dynamics.kernels.aba.aba_into, in joint-aligned frames
   (S_i = e_z, X_J = T Rz(q); joints.aligned_columns);
-- ``lanes``: the same aba_into compiled for LaneArrays (ros_dynamics._lanes),
+- ``lanes``: the same aba_into compiled for LaneArrays (ros_dynamics.runtime.lanes),
   4 states a call in the lanes of a vector register, as the rollouts run it
   (time per state; its results must equal ``aligned``'s bit for bit);
 - each pass alone: the ``body`` and ``aligned`` kernels stopped after pass 1
@@ -44,19 +44,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'test'))
 
 from robot_data import example_urdf  # noqa: E402
-from ros_dynamics import aba, RobotModel  # noqa: E402,I100
-from ros_dynamics._lanes import as_lanes, LANES  # noqa: E402
-from ros_dynamics.aba import (W_BIAS_V, W_BIAS_W, W_D, W_IA_A, W_IA_B, W_IA_C,  # noqa: E402
-                              W_PA_F, W_PA_N, W_POS, W_ROT, W_SMALL_U, W_U_V, W_U_W, W_VEL_V,
-                              W_VEL_W)
-from ros_dynamics.joints import (armature_of, body_count, gravity_of, joint_rate,  # noqa: E402
-                                 joint_transform, parent_of, rigid_inertia, subspace_column,
-                                 velocity_index)
-from ros_dynamics.spatial import (add, articulated_times, articulated_to_parent,  # noqa: E402
-                                  cross_force, cross_motion, dot, force_to_parent, load3, load9,
-                                  mat_add, motion_to_child, outer, rigid_inertia_times, scale,
-                                  skew, store3, store9)
-from ros_dynamics.urdf import parse_urdf_file  # noqa: E402
+from ros_dynamics import RobotModel  # noqa: E402,I100
+from ros_dynamics.description.urdf import parse_urdf_file  # noqa: E402
+from ros_dynamics.kernels import aba  # noqa: E402,I100
+from ros_dynamics.kernels.aba import (W_BIAS_V, W_BIAS_W, W_D, W_IA_A, W_IA_B,  # noqa: E402
+                                      W_IA_C, W_PA_F, W_PA_N, W_POS, W_ROT, W_SMALL_U, W_U_V,
+                                      W_U_W, W_VEL_V, W_VEL_W)
+from ros_dynamics.multibody.joints import (armature_of, body_count, gravity_of,  # noqa: E402
+                                           joint_rate, joint_transform, parent_of, rigid_inertia,
+                                           subspace_column, velocity_index)
+from ros_dynamics.multibody.spatial import (add, articulated_times,  # noqa: E402
+                                            articulated_to_parent, cross_force, cross_motion, dot,
+                                            force_to_parent, load3, load9, mat_add,
+                                            motion_to_child, outer, rigid_inertia_times, scale,
+                                            skew, store3, store9)
+from ros_dynamics.runtime.lanes import as_lanes, LANES  # noqa: E402
 
 ROBOTS = [('Panda', 'panda_description/urdf/panda.urdf'),
           ('Talos reduced', 'talos_data/robots/talos_reduced.urdf')]

@@ -37,13 +37,13 @@ import pinocchio as pin  # noqa: E402
 from robot_data import example_urdf  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
 from ros_dynamics.contacts import Contact  # noqa: E402
-from ros_dynamics.contacts import kernel  # noqa: E402
 from ros_dynamics.contacts.forward import compiled_call  # noqa: E402
-from ros_dynamics.crba import crba_from_transforms  # noqa: E402
-from ros_dynamics.joints import gravity_of  # noqa: E402
-from ros_dynamics.kinematics import NWORK, world_poses  # noqa: E402
-from ros_dynamics.ltdl import ltdl_into, velocity_parents  # noqa: E402
-from ros_dynamics.rnea import rnea_into  # noqa: E402
+from ros_dynamics.kernels import contact as kernel  # noqa: E402
+from ros_dynamics.kernels.crba import crba_from_transforms  # noqa: E402
+from ros_dynamics.kernels.kinematics import NWORK, world_poses  # noqa: E402
+from ros_dynamics.kernels.ltdl import ltdl_into, velocity_parents  # noqa: E402
+from ros_dynamics.kernels.rnea import rnea_into  # noqa: E402
+from ros_dynamics.multibody.joints import gravity_of  # noqa: E402
 
 PARTS = ('RNEA', 'contact rows', 'CRBA', 'L^T D L', 'whole kernel')
 

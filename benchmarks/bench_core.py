@@ -48,7 +48,7 @@ sys.path.insert(0, HERE)
 
 from chains import serial_chain_urdf  # noqa: E402, I100
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics import runtime  # noqa: E402
+from ros_dynamics.runtime import batches as runtime  # noqa: E402
 
 try:
     import pinocchio as pin  # noqa: E402
@@ -259,8 +259,9 @@ if {memory!r}:
     import tempfile
     tempfile.tempdir = '/dev/null'   # an unwritable temporary directory (even for root)
 import numpy as np
+from ros_dynamics import RobotModel
 import ros_dynamics
-from ros_dynamics import _jit, RobotModel
+from ros_dynamics.runtime import jit as _jit
 imported = time.perf_counter()
 robot = RobotModel.from_urdf_file({path!r})
 loaded = time.perf_counter()

@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(ROOT, 'test'))
 
 import numpy as np  # noqa: E402
 import pinocchio as pin  # noqa: E402
-from ros_dynamics import runtime  # noqa: E402
+from ros_dynamics.runtime import batches as runtime  # noqa: E402
 from test_floating_base import twin_of  # noqa: E402, I100
 
 ROBOTS = (('solo12', 'solo_description/robots/solo12.urdf', 'floating',

@@ -44,15 +44,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)   # measure this checkout
 sys.path.insert(0, os.path.join(ROOT, 'test'))
 
-import mujoco  # noqa: E402,I100
 from mujoco import rollout as mujoco_rollout  # noqa: E402,I100
+import mujoco  # noqa: E402,I100
 from mujoco_models import mujoco_ground_model  # noqa: E402,I100
+from robot_data import example_urdf  # noqa: E402,I100
 from ros_dynamics.contacts.ground import ContactPoint, Ground  # noqa: E402,I100
 from ros_dynamics.rollouts import rollout  # noqa: E402
-from ros_dynamics.simulation import Simulator  # noqa: E402
+from ros_dynamics.simulation.simulator import Simulator  # noqa: E402
 from test_ground_contact import (FEET, FOOT_RADIUS, joint_pd, KD, KP,  # noqa: E402,I100
                                  solo12)
-from robot_data import example_urdf  # noqa: E402,I100
 
 STEPS = 1000
 OPTIONS = {'damping': False, 'friction': False, 'limits': False}

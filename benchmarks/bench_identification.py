@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(ROOT, 'test'))
 import pinocchio as pin  # noqa: E402, I100
 from robot_data import example_urdf  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics import runtime  # noqa: E402
+from ros_dynamics.runtime import batches as runtime  # noqa: E402
 
 
 def timed(function, repeats: int) -> tuple:

@@ -29,7 +29,7 @@ Simulation throughput against MuJoCo, side by side in one process.
    Python one ``step()`` at a time and in one ``step(1000)``: wall and CPU
    time per step and the real-time factor dt / (time per step) (targets:
    four-bar >= 20x, Delta >= 10x). ``--only closed`` runs this part alone.
-4. Scale-out on Dask (ros_dynamics/scale_out.py), ``--dask`` only: rollouts
+4. Scale-out on Dask (ros_dynamics/rollouts/scale_out.py), ``--dask`` only: rollouts
    (Panda, B = 256 x 1000 steps) and trajectory torques (UR5, 200
    trajectories of 5000 samples) on a LocalCluster of 2 single-threaded
    worker processes (loopback) against the same call in this process on
@@ -50,14 +50,14 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'test'))
 
+from mujoco import rollout as mujoco_rollout  # noqa: E402,I100
 import mujoco  # noqa: E402,I100
 from mujoco_models import coordinate_order, mujoco_model  # noqa: E402,I100
 from robot_data import example_urdf  # noqa: E402
-from mujoco import rollout as mujoco_rollout  # noqa: E402,I100
 from ros_dynamics import RobotModel  # noqa: E402
+from ros_dynamics.description.urdf import parse_urdf_file  # noqa: E402
 from ros_dynamics.rollouts import rollout  # noqa: E402
-from ros_dynamics.simulation import Simulator  # noqa: E402
-from ros_dynamics.urdf import parse_urdf_file  # noqa: E402
+from ros_dynamics.simulation.simulator import Simulator  # noqa: E402
 
 ROBOTS = [('Panda', 'panda_description/urdf/panda.urdf'),
           ('UR5', 'ur_description/urdf/ur5_robot.urdf'),
@@ -188,7 +188,7 @@ def evaluation_times(path: str, repeats: int) -> dict:
 
 def closed_chain_times(name: str, repeats: int) -> dict:
     """Return per-step (wall, CPU) seconds of a closed chain: step by step, and in one block."""
-    from ros_dynamics.closed_chain import ClosedChain
+    from ros_dynamics.simulation.closed_chain import ClosedChain
     urdf, loops = {'four-bar': ('four_bar.urdf', 'four_bar_loops.yaml'),
                    'Delta': ('delta_rl5.urdf', 'delta_loops.yaml')}[name]
     robot = RobotModel.from_urdf_file(os.path.join(ROOT, 'urdf', urdf))
@@ -237,7 +237,7 @@ def delta_platform_configuration(platform) -> np.ndarray:
 def dask_times(batch: int, steps: int) -> dict:
     """Return the wall seconds of the local and 2-worker paths, and the per-chunk overhead."""
     import distributed
-    from ros_dynamics.scale_out import distributed_rollout, trajectory_torques
+    from ros_dynamics.rollouts.scale_out import distributed_rollout, trajectory_torques
     panda = RobotModel(parse_urdf_file(example_urdf(ROBOTS[0][1])), mimic=False)
     ur5 = RobotModel(parse_urdf_file(example_urdf(ROBOTS[1][1])))
     rng = np.random.default_rng(2)

@@ -46,7 +46,7 @@ import rclpy  # noqa: E402,I100
 from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics.simulation import Simulator  # noqa: E402
+from ros_dynamics.simulation.simulator import Simulator  # noqa: E402
 from ros_helpers import NodeProcess, unique_namespace, wait_for  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 

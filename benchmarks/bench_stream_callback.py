@@ -31,9 +31,9 @@ import conftest  # noqa: E402,F401 - isolated ROS domain, like the tests
 import numpy as np  # noqa: E402
 import rclpy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
-from ros_dynamics._jit import ensure_compiled  # noqa: E402
+from ros_dynamics.kernels.stream import gravity_command  # noqa: E402
 from ros_dynamics.nodes.inverse_dynamics_node import InverseDynamicsNode  # noqa: E402
-from ros_dynamics.nodes.stream_kernel import gravity_command  # noqa: E402
+from ros_dynamics.runtime.jit import ensure_compiled  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

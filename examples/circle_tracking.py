@@ -6,8 +6,8 @@
 The circle of Ghosal's 2R example (NPTEL notes) tracked in closed loop, offline.
 
 A Cartesian impedance controller on operational-space dynamics
-(``ros_dynamics.control.CartesianImpedance``) drives the simulator
-(``ros_dynamics.simulation``, RK4 at 1 ms, the controller at 1 kHz with a
+(``ros_dynamics.control.impedance.CartesianImpedance``) drives the simulator
+(``ros_dynamics.simulation.simulator``, RK4 at 1 ms, the controller at 1 kHz with a
 zero-order hold) along a circle of radius 0.2 m around (1.2, 1.2) m, one
 revolution in 10 s, for Ghosal's planar 2R arm (urdf/planar_2r.urdf, plane
 x-z), and along a 0.1 m circle in the x-z plane for the Panda arm
@@ -27,9 +27,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics.control import CartesianImpedance  # noqa: E402
-from ros_dynamics.simulation import simulate  # noqa: E402
-from ros_dynamics.trajectories import circle  # noqa: E402
+from ros_dynamics.control.impedance import CartesianImpedance  # noqa: E402
+from ros_dynamics.control.trajectories import circle  # noqa: E402
+from ros_dynamics.simulation.simulator import simulate  # noqa: E402
 
 PERIOD = 10.0
 KP, KD = 400.0, 40.0   # 1/s^2, 1/s: critically damped, natural frequency 20 rad/s

@@ -22,8 +22,8 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics.closed_chain import ClosedChain  # noqa: E402
-from ros_dynamics.simulation import SimulationSingular, Simulator  # noqa: E402
+from ros_dynamics.simulation.closed_chain import ClosedChain  # noqa: E402
+from ros_dynamics.simulation.simulator import SimulationSingular, Simulator  # noqa: E402
 
 # Alikoc et al., github.com/testbedCIIRC/delta-robot-public (see the URDF's header), m
 R0, L1, L2, R3 = 0.330, 0.420, 1.055, 0.125

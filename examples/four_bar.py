@@ -21,7 +21,7 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics.closed_chain import ClosedChain  # noqa: E402
+from ros_dynamics.simulation.closed_chain import ClosedChain  # noqa: E402
 
 
 def spring(t, q, qd):

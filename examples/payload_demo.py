@@ -356,7 +356,7 @@ def core_prediction(run: dict, payload: Optional[tuple] = None) -> dict:
     ``payload_step`` on, the compensator's model after ``told_step``.
     """
     from ros_dynamics import RobotModel
-    from ros_dynamics.simulation import Simulator
+    from ros_dynamics.simulation.simulator import Simulator
     link, mass, com, inertia = payload or configured_payload()
     plant, model = RobotModel.from_urdf_file(PANDA), RobotModel.from_urdf_file(PANDA)
     sim = Simulator(plant, dt=DT, q0=run['q'][0], qd0=run['qd'][0], damping=False,

@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from ros_dynamics import RobotModel  # noqa: E402
-from ros_dynamics.simulation import simulate, Simulator  # noqa: E402
+from ros_dynamics.simulation.simulator import simulate, Simulator  # noqa: E402
 
 
 def main() -> None:

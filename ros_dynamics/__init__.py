@@ -22,7 +22,7 @@ __path__ = extend_path(__path__, __name__)   # first: submodules may live in eit
 
 from ros_dynamics.exceptions import (BatchTooLargeError, InfeasiblePathError,
                                      SingularMassMatrixError, URDFError, URDFWarning)
-from ros_dynamics.model import RobotModel
+from ros_dynamics.model.robot import RobotModel
 
 __all__ = ['BatchTooLargeError', 'Contact', 'InfeasiblePathError', 'RobotModel',
            'SingularMassMatrixError', 'URDFError', 'URDFWarning', 'time_optimal_trajectory']

@@ -17,8 +17,8 @@ tests can hold the compiled law against an independent reading of it:
 from typing import Mapping, Optional
 
 import numpy as np
-from ros_dynamics.closed_chain import ClosedChain
-from ros_dynamics.control import rotation_error
+from ros_dynamics.control.impedance import rotation_error
+from ros_dynamics.simulation.closed_chain import ClosedChain
 
 
 def _skew(a: np.ndarray) -> np.ndarray:

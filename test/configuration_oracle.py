@@ -5,14 +5,15 @@
 A test oracle: q (+) v in plain numpy and scipy's rotations, one state at a time.
 
 The configuration space's integrate as configuration.py wrote it before the
-compiled law (ros_dynamics/manifold.py) replaced it: an independent
+compiled law (ros_dynamics/kernels/manifold.py) replaced it: an independent
 implementation (scipy's quaternions, the left Jacobian of SO(3) as a matrix)
 that the compiled one is checked against (Murray, Li and Sastry 1994,
 sec. 2.3-2.4).
 """
 
 import numpy as np
-from ros_dynamics.joints import FREE_FLYER, JOINT_NQ, JTYPE, PLANAR, QINDEX, SPHERICAL, VINDEX
+from ros_dynamics.multibody.joints import (FREE_FLYER, JOINT_NQ, JTYPE, PLANAR, QINDEX, SPHERICAL,
+                                           VINDEX)
 from scipy.spatial.transform import Rotation
 
 

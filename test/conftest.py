@@ -24,5 +24,5 @@ os.environ['ROS_LOG_DIR'] = tempfile.mkdtemp(prefix='ros_dynamics_test_logs_')
 
 def pytest_sessionstart(session) -> None:
     """Fill the kernel cache (about 12 s on a cold cache, 0.5 s warm)."""
-    from ros_dynamics import _jit
+    from ros_dynamics.runtime import jit as _jit
     _jit.warm_cache(last_first=False)   # the background warmer goes last first

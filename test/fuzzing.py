@@ -436,7 +436,7 @@ def rollout_robot(name: str, armature: np.ndarray):
 
 def simulator_rows(robot, q0, qd0, efforts, options: dict) -> tuple:
     """Return (q, qd) (B, steps + 1, dof) of one Simulator per row, NaN after a refusal."""
-    from ros_dynamics.simulation import SimulationDiverged, Simulator
+    from ros_dynamics.simulation.simulator import SimulationDiverged, Simulator
     batch, steps, dof = efforts.shape
     q, qd = np.full((batch, steps + 1, dof), np.nan), np.full((batch, steps + 1, dof), np.nan)
     for b in range(batch):

@@ -18,7 +18,7 @@ default 1e-3 rad/s the wrist velocity chatters around zero crossings).
 import numpy as np
 
 from ros_dynamics import RobotModel
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation.simulator import Simulator
 
 PANDA = 'urdf/panda_arm.urdf'
 FRICTION_VELOCITY = 0.05

@@ -20,8 +20,8 @@ from geometry_msgs.msg import Transform, Twist
 import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
+from ros_dynamics.control.trajectories import circle
 from ros_dynamics.srv import SetJointState
-from ros_dynamics.trajectories import circle
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray

@@ -20,8 +20,8 @@ test can hold the compiled law against an independent reading of it.
 import weakref
 
 import numpy as np
-from ros_dynamics.sim_coordinates import LimitCoordinates, per_velocity_coordinate
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation.coordinates import LimitCoordinates, per_velocity_coordinate
+from ros_dynamics.simulation.simulator import Simulator
 
 _ORACLES = weakref.WeakKeyDictionary()
 

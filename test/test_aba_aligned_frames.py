@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from ros_dynamics import RobotModel
-from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_R, aligned_columns, axis_alignment,
-                                 INERTIA_COLUMNS, NCOL)
-from ros_dynamics.payload import with_body_inertia
-from ros_dynamics.urdf import parse_urdf_string
+from ros_dynamics.description.payload import with_body_inertia
+from ros_dynamics.description.urdf import parse_urdf_string
+from ros_dynamics.multibody.joints import (ALIGN_FIRST_MOMENT, ALIGN_R, aligned_columns,
+                                           axis_alignment, INERTIA_COLUMNS, NCOL)
 
 
 @pytest.mark.parametrize('axis', [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1),

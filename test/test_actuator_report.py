@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.actuator_report import trajectory_efforts
+from ros_dynamics.control.actuator_report import trajectory_efforts
 
 
 @pytest.fixture(scope='module')

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.simulation import Simulator
-from ros_dynamics.urdf import parse_urdf_file
+from ros_dynamics.description.urdf import parse_urdf_file
+from ros_dynamics.simulation.simulator import Simulator
 
 # (URDF, amplitude of the random initial q and qd, seed). Talos' free wrists form a
 # chaotic multiple pendulum: from some states round-off differences grow ~1e3-fold per

@@ -25,7 +25,7 @@ import pytest
 from robot_data import example_robot_data_dir, example_urdf
 from ros_dynamics import RobotModel
 from ros_dynamics.cli.common import is_xacro, number
-from ros_dynamics.simulation import simulate
+from ros_dynamics.simulation.simulator import simulate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')

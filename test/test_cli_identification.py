@@ -6,7 +6,7 @@
 
 The excitation the command writes is read back by ``torques`` and checked
 against the limits; a perturbed Panda (identification_data.Plant, simulated
-by ros_dynamics.simulation) tracks it, its /joint_states go into an MCAP bag
+by ros_dynamics.simulation.simulator) tracks it, its /joint_states go into an MCAP bag
 through rosbags' writer, and the URDF and actuator YAML that ``identify``
 writes predict the torques of the held-out end of the run within 1.2 times
 the torque noise, computed here from the files with the exact states.

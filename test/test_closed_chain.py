@@ -16,8 +16,8 @@ import os
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.closed_chain import ClosedChain, Closure, ConstraintSingularity
-from ros_dynamics.simulation import SimulationSingular, Simulator
+from ros_dynamics.simulation.closed_chain import ClosedChain, Closure, ConstraintSingularity
+from ros_dynamics.simulation.simulator import SimulationSingular, Simulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

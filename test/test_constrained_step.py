@@ -20,8 +20,8 @@ import closed_chain_oracle
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
-from ros_dynamics.simulation import BAUMGARTE, SimulationSingular, Simulator
+from ros_dynamics.simulation.closed_chain import ClosedChain, ConstraintSingularity
+from ros_dynamics.simulation.simulator import BAUMGARTE, SimulationSingular, Simulator
 import simulator_oracle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

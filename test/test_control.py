@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.control import CartesianImpedance, computed_torque, rotation_error
+from ros_dynamics.control.impedance import CartesianImpedance, computed_torque, rotation_error
 from scipy.spatial.transform import Rotation
 
 

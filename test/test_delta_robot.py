@@ -18,8 +18,8 @@ import os
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.closed_chain import ClosedChain
-from ros_dynamics.simulation import SimulationSingular, Simulator
+from ros_dynamics.simulation.closed_chain import ClosedChain
+from ros_dynamics.simulation.simulator import SimulationSingular, Simulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the closed-form kinematics live in the example (one copy): load it as a module
@@ -175,7 +175,7 @@ def test_simulator_projects_states_and_ignores_passive_efforts(chain):
 
 def test_simulate_with_closures_agrees_across_integrators(chain):
     """simulate(..., closures=...): fixed-step RK4, RK45 and Radau give the same motion."""
-    from ros_dynamics.simulation import simulate
+    from ros_dynamics.simulation.simulator import simulate
     robot = chain.robot
     q0 = assembled(PLATFORMS[1])
     tau, _ = chain.inverse_dynamics(q0, np.zeros(15), np.zeros(15))

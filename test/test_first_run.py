@@ -13,7 +13,7 @@ warning through Python's logging, which the nodes forward to rclpy.
 import logging
 
 import pytest
-from ros_dynamics import _jit
+from ros_dynamics.runtime import jit as _jit
 
 MESSAGE = 'compiling dynamics kernels for the first run'
 
@@ -32,7 +32,7 @@ def batch_kernels(monkeypatch):
 
 def announcements(caplog) -> list:
     return [r.getMessage() for r in caplog.records
-            if r.name == 'ros_dynamics._jit' and MESSAGE in r.getMessage()]
+            if r.name == 'ros_dynamics.runtime.jit' and MESSAGE in r.getMessage()]
 
 
 def test_compiling_on_a_cold_cache_is_announced_once(batch_kernels, tmp_path, monkeypatch,

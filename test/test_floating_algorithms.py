@@ -33,7 +33,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 from ros_dynamics import RobotModel, SingularMassMatrixError, URDFWarning
-from ros_dynamics.closed_chain import ClosedChain, Closure
+from ros_dynamics.simulation.closed_chain import ClosedChain, Closure
 from test_floating_base import BALL, ball_model, relative_error, Twin, twin_of
 
 TOLERANCE = 1e-9

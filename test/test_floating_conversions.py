@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.floating_base import BASE_BOX, MUJOCO_SIZES, rotation_slices
+from ros_dynamics.model.floating_base import BASE_BOX, MUJOCO_SIZES, rotation_slices
 from scipy.spatial.transform import Rotation
 from test_floating_base import BALL
 

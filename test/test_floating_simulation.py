@@ -4,7 +4,7 @@
 """
 Floating, planar and ball joints in the Simulator and ``rollout``: physics over 10 s, MuJoCo.
 
-The compiled q (+) v (ros_dynamics/manifold.py) against an independent numpy oracle
+The compiled q (+) v (ros_dynamics/kernels/manifold.py) against an independent numpy oracle
 (test/configuration_oracle.py) and Pinocchio (test_floating_base.py); the integrators'
 steps against their definition; then closed forms over 10 s of simulated time at 1 ms RK4,
 no damping, friction or limits: in zero gravity the linear and angular momentum (world
@@ -26,7 +26,7 @@ import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel, URDFWarning
 from ros_dynamics.rollouts import rollout
-from ros_dynamics.simulation import simulate, Simulator
+from ros_dynamics.simulation.simulator import simulate, Simulator
 from test_floating_base import BALL   # a ball joint and an elbow, also built in Pinocchio there
 
 OFF = {'damping': False, 'friction': False, 'limits': False}

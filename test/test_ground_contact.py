@@ -24,7 +24,7 @@ import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.contacts.ground import ContactPoint, Ground
 from ros_dynamics.rollouts import rollout
-from ros_dynamics.simulation import simulate, SimulationDiverged, Simulator
+from ros_dynamics.simulation.simulator import simulate, SimulationDiverged, Simulator
 
 sys.path.insert(0, os.path.dirname(__file__))
 from robot_data import example_urdf  # noqa: E402, I100

@@ -39,7 +39,7 @@ from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation.simulator import Simulator
 from ros_dynamics.srv import SetJointState
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState

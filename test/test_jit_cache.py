@@ -1,7 +1,7 @@
 # Copyright 2026 The ros_dynamics Authors
 # SPDX-License-Identifier: Apache-2.0
 
-"""The kernel cache's background warm-up (ros_dynamics._jit): what it fills, when it starts."""
+"""The kernel cache's background warm-up (ros_dynamics.runtime.jit): what it fills, when."""
 
 import json
 import os
@@ -12,7 +12,7 @@ import sys
 import time
 
 import pytest
-from ros_dynamics import _jit
+from ros_dynamics.runtime import jit as _jit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
@@ -23,20 +23,20 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
     """A cold cache warmed by warm_cache() holds every entry point; a new process finds them."""
     env = dict(os.environ, ROS_DYNAMICS_CACHE_DIR=str(tmp_path), ROS_DYNAMICS_PRECOMPILE='0',
                PYTHONPATH=ROOT)
-    check = ('from ros_dynamics import _jit\n'
+    check = ('from ros_dynamics.runtime import jit as _jit\n'
              'print(sum(not _jit._cached(d) for d in _jit.entry_points()))\n')
     missing = subprocess.run([sys.executable, '-c', check], env=env, capture_output=True,
                              text=True, check=True).stdout.strip()
     assert int(missing) == len(_jit.entry_points()) == 42        # cold: none cached
-    subprocess.run([sys.executable, '-c', 'from ros_dynamics import _jit; _jit.warm_cache()'],
-                   env=env, check=True, timeout=600)
+    warm = 'from ros_dynamics.runtime import jit; jit.warm_cache()'
+    subprocess.run([sys.executable, '-c', warm], env=env, check=True, timeout=600)
     missing = subprocess.run([sys.executable, '-c', check], env=env, capture_output=True,
                              text=True, check=True).stdout.strip()
     assert missing == '0'
     # a warm process's first call loads its kernels and imports nothing else: the marker
     # tells _start_warming that the cache is complete without listing the entry points
-    # (which imports every module holding one: scipy.signal, scipy.stats; 1.5 s)
-    heavy = ('ros_dynamics.identification.identify', 'ros_dynamics.rollouts.rollout')
+    # (which imports every module holding one, the ground contact's and the rollouts' too)
+    heavy = ('ros_dynamics.kernels.ground', 'ros_dynamics.kernels.rollout')
     first_call = ('import sys, numpy as np\n'
                   'from ros_dynamics import RobotModel\n'
                   f'robot = RobotModel.from_urdf_file({PANDA!r})\n'
@@ -55,7 +55,7 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
     # the cache complete and says so in warming.log. The process runs in a directory holding
     # another package named ros_dynamics (a source checkout's root, say): the warmer must
     # warm the copy its process runs, not that one (it did, python -c importing from its cwd)
-    (index,) = tmp_path.glob(f'*/ros_dynamics/energy.{ENERGY_ENTRY}-*.nbi')
+    (index,) = tmp_path.glob(f'*/ros_dynamics.kernels/energy.{ENERGY_ENTRY}-*.nbi')
     index.unlink()
     marker.unlink()
     decoy = tmp_path / 'checkout'
@@ -80,9 +80,10 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
 # C callbacks compiled rather than loaded (numba's cfunc counts its cache hits)
 COUNT_COMPILES = """
 import json, sys
-import numpy as np
 from numba.core import event
-from ros_dynamics import RobotModel, _jit
+import numpy as np
+from ros_dynamics import RobotModel
+from ros_dynamics.runtime import jit as _jit
 robot = RobotModel.from_urdf_file(sys.argv[1])
 q = np.linspace(-0.5, 0.5, 7)
 with event.install_recorder('numba:compile') as recorder:
@@ -99,7 +100,7 @@ print(json.dumps({'package': _jit.__file__, 'cache': _jit.CACHE_DIR,
 
 def _copy_of_the_package(where):
     """Copy this package's sources to ``where``/ros_dynamics (another path, same content)."""
-    shutil.copytree(os.path.dirname(_jit.__file__), where / 'ros_dynamics',
+    shutil.copytree(os.path.dirname(os.path.dirname(_jit.__file__)), where / 'ros_dynamics',
                     ignore=shutil.ignore_patterns('__pycache__'))
     (where / 'count_compiles.py').write_text(COUNT_COMPILES)
     return where
@@ -135,7 +136,7 @@ def test_every_copy_of_the_same_sources_shares_one_cache(tmp_path):
     assert sorted(records) == sorted(str(tmp_path / d / 'ros_dynamics') for d in ('one', 'two'))
     # an edited kernel module makes another digest, whose first process prunes the first one
     # once no copy holds its sources any more
-    edited = tmp_path / 'two' / 'ros_dynamics' / 'energy.py'
+    edited = tmp_path / 'two' / 'ros_dynamics' / 'kernels' / 'energy.py'
     edited.write_text(edited.read_text() + '\n# edited\n')
     shutil.rmtree(tmp_path / 'one')
     third = _first_calls(tmp_path / 'two', cache)

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """
-The joint model: joint types live in ros_dynamics/joints.py only; q and qd have their own sizes.
+The joint model: joint types live in ros_dynamics/multibody/joints.py only.
+
+q and qd have their own sizes.
 
 Pinocchio's idx_q / idx_v / nq / nv are the reference for the coordinate layout.
 """
@@ -15,7 +17,7 @@ import pinocchio as pin
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.joints import MAX_JOINT_NV, SUBSPACE
+from ros_dynamics.multibody.joints import MAX_JOINT_NV, SUBSPACE
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'ros_dynamics'
 # the names that say which type a joint is: only the joint model may read them
@@ -39,13 +41,13 @@ def test_only_the_joint_model_knows_joint_types():
     offenders = {str(path.relative_to(PACKAGE)): sorted(names_used(path) & JOINT_TYPE_NAMES)
                  for path in PACKAGE.rglob('*.py') if path.name not in ALLOWED}
     offenders = {path: names for path, names in offenders.items() if names}
-    assert not offenders, f'joint types read outside ros_dynamics/joints.py: {offenders}'
+    assert not offenders, f'joint types read outside ros_dynamics/multibody/joints.py: {offenders}'
 
 
 def test_the_check_sees_a_branch_on_the_joint_type(tmp_path):
     """The structural test above is not vacuous: a pass that branches on the type is found."""
     module = tmp_path / 'pass.py'
-    module.write_text('from ros_dynamics.joints import COL_JTYPE, REVOLUTE\n\n'
+    module.write_text('from ros_dynamics.multibody.joints import COL_JTYPE, REVOLUTE\n\n'
                       'def f(model, i):\n    return model[i, COL_JTYPE] == REVOLUTE\n')
     assert names_used(module) & JOINT_TYPE_NAMES == {'COL_JTYPE', 'REVOLUTE'}
 

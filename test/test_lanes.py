@@ -17,10 +17,10 @@ from numba import njit
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics._lanes import as_lanes, diverge, lane, LANES, lanes_of
 from ros_dynamics.rollouts import rollout
-from ros_dynamics.runtime import run_batch
-from ros_dynamics.simulation import SimulationDiverged
+from ros_dynamics.runtime.batches import run_batch
+from ros_dynamics.runtime.lanes import as_lanes, diverge, lane, LANES, lanes_of
+from ros_dynamics.simulation.simulator import SimulationDiverged
 from test_rollouts import separate_runs
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -2.5, 1e-308, 5e-324, 1e308, np.inf, -np.inf, np.nan,

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel, URDFWarning
-from ros_dynamics.ltdl import (factor_mass_matrix, last_coordinate, solve_l, solve_lt,
-                               solve_lt_chain, solve_mass)
+from ros_dynamics.kernels.ltdl import (factor_mass_matrix, last_coordinate, solve_l, solve_lt,
+                                       solve_lt_chain, solve_mass)
 from test_floating_algorithms import MIMIC
 from test_floating_base import BALL
 
@@ -159,7 +159,7 @@ def test_contact_kernel_is_the_dense_solve(name, links, kinds):
 
 def test_random_trees_recover_their_factors():
     """M = L^T D L built from a random tree's L and D: the factor is L and D."""
-    from ros_dynamics.ltdl import ltdl_into
+    from ros_dynamics.kernels.ltdl import ltdl_into
     rng = np.random.default_rng(6)
     for n in (1, 2, 7, 30, 60):
         parents = np.empty(n, np.int64)

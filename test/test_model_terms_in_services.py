@@ -24,7 +24,7 @@ from builtin_interfaces.msg import Duration
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.actuator_report import trajectory_efforts
+from ros_dynamics.control.actuator_report import trajectory_efforts
 from ros_dynamics.srv import (ForwardDynamics, InverseDynamics, OperationalSpace,
                               TrajectoryDynamics)
 from ros_helpers import NodeProcess, RosClient, unique_namespace

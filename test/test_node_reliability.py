@@ -209,7 +209,7 @@ sys.meta_path.insert(0, HoldImport())
 
 
 @pytest.mark.parametrize('module',
-                         ['numpy', 'scipy.linalg', 'numba', 'rclpy', 'ros_dynamics.model'])
+                         ['numpy', 'scipy.linalg', 'numba', 'rclpy', 'ros_dynamics.model.robot'])
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
 def test_a_signal_while_the_package_imports_exits_cleanly(signum, module, tmp_path):
     """
@@ -282,9 +282,9 @@ def test_a_signal_once_serving_exits_cleanly(executable, signum):
 # just as the context shut down and it waits for the context's lock: the atexit hook joins
 # it; a CI run saw that once.)
 INTERRUPTED_AFTER_THREAD_START = """
-import sys, threading, time
 from ros_dynamics.nodes import process
 from ros_dynamics.nodes.inverse_dynamics_node import InverseDynamicsNode
+import sys, threading, time
 start = threading.Thread.start
 def start_then_stop(thread):
     start(thread)

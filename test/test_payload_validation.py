@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.payload import (consistency_tolerance, is_consistent, validated_parts,
-                                  validated_payload)
+from ros_dynamics.description.payload import (consistency_tolerance, is_consistent,
+                                              validated_parts, validated_payload)
 from scipy.spatial.transform import Rotation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

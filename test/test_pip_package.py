@@ -19,7 +19,7 @@ import zipfile
 from test_workspace_build import repository_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXTENSION_WARNING = 'ros_dynamics._statecall is not built'
+EXTENSION_WARNING = 'ros_dynamics.runtime._statecall is not built'
 
 
 def run_python(code: str, env: dict, cwd: str) -> subprocess.CompletedProcess:
@@ -30,7 +30,7 @@ def run_python(code: str, env: dict, cwd: str) -> subprocess.CompletedProcess:
 
 def test_missing_extension_warns_exactly_once(tmp_path):
     code = ('import sys, warnings\n'
-            "sys.modules['ros_dynamics._statecall'] = None   # the import fails\n"
+            "sys.modules['ros_dynamics.runtime._statecall'] = None   # the import fails\n"
             'with warnings.catch_warnings(record=True) as caught:\n'
             "    warnings.simplefilter('always')\n"
             '    import ros_dynamics\n'
@@ -52,7 +52,7 @@ def test_missing_extension_warns_exactly_once(tmp_path):
 def test_built_extension_imports_without_warning(tmp_path):
     code = ('import warnings\n'
             "warnings.simplefilter('error')\n"
-            'from ros_dynamics import statecall, _statecall\n'
+            'from ros_dynamics.runtime import statecall, _statecall\n'
             'assert statecall.StateCall is _statecall.StateCall\n')
     result = run_python(code, dict(os.environ), str(tmp_path))
     assert result.returncode == 0, result.stderr
@@ -70,8 +70,9 @@ def test_pip_builds_the_ros_free_core_with_its_extension(tmp_path):
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     (wheel,) = wheels.glob('ros_dynamics-*.whl')
     names = zipfile.ZipFile(wheel).namelist()
-    assert any(n.startswith('ros_dynamics/_statecall.') and n.endswith('.so') for n in names)
-    assert 'ros_dynamics/model.py' in names
+    assert any(n.startswith('ros_dynamics/runtime/_statecall.') and n.endswith('.so')
+               for n in names)
+    assert 'ros_dynamics/model/robot.py' in names
     assert not [n for n in names if n.startswith(('ros_dynamics/msg/', 'ros_dynamics/srv/'))]
     assert not [n for n in names if '/share/' in n or n.startswith('share/')]
     entry_points = next(n for n in names if n.endswith('entry_points.txt'))
@@ -88,7 +89,8 @@ def test_pip_builds_the_ros_free_core_with_its_extension(tmp_path):
     code = ('import sys, warnings\n'
             "warnings.simplefilter('error')\n"
             'import ros_dynamics\n'
-            'from ros_dynamics import statecall, _statecall, RobotModel\n'
+            'from ros_dynamics import RobotModel\n'
+            'from ros_dynamics.runtime import statecall, _statecall\n'
             'assert statecall.StateCall is _statecall.StateCall\n'
             f'assert ros_dynamics.__file__.startswith({str(target)!r}), ros_dynamics.__file__\n'
             f'assert _statecall.__file__.startswith({str(target)!r}), _statecall.__file__\n'

@@ -24,8 +24,8 @@ import pytest
 
 from robot_data import example_urdf, example_urdfs
 from ros_dynamics import RobotModel, URDFError, URDFWarning
-from ros_dynamics.actuators.description import parse_transmissions
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.description.actuators import parse_transmissions
+from ros_dynamics.simulation.simulator import Simulator
 from test_against_pinocchio import relative_error, symmetric, twin
 
 TOLERANCE = 1e-10

@@ -21,8 +21,8 @@ import pytest
 
 from robot_data import example_urdf
 from ros_dynamics.exceptions import BatchTooLargeError, URDFError
-from ros_dynamics.model import RobotModel
-from ros_dynamics.operational_space import operational_space
+from ros_dynamics.model.operational_space import operational_space
+from ros_dynamics.model.robot import RobotModel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PANDA = os.path.join(HERE, '..', 'urdf', 'panda_arm.urdf')
@@ -312,8 +312,8 @@ def test_unknown_names_get_did_you_mean_suggestions(panda):
 
 
 def test_control_and_simulation_entries_refuse_bad_numbers_by_name(panda):
-    from ros_dynamics.control import CartesianImpedance, computed_torque
-    from ros_dynamics.simulation import simulate, Simulator
+    from ros_dynamics.control.impedance import CartesianImpedance, computed_torque
+    from ros_dynamics.simulation.simulator import simulate, Simulator
     z, nan = np.zeros(7), np.full(7, np.nan)
     for position, name in enumerate(('q', 'qd', 'q_ref', 'qd_ref', 'qdd_ref', 'kp', 'kd')):
         arguments = [z] * 7

@@ -8,7 +8,7 @@ import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
 from ros_dynamics.rollouts import rollout
-from ros_dynamics.simulation import SimulationDiverged, Simulator
+from ros_dynamics.simulation.simulator import SimulationDiverged, Simulator
 
 
 @pytest.fixture(scope='module', params=['mimic', 'no_mimic'])
@@ -108,7 +108,7 @@ def test_blocks_are_taken_by_whichever_thread_is_free():
     import threading
     import time
 
-    from ros_dynamics.runtime import run_batch
+    from ros_dynamics.runtime.batches import run_batch
 
     runs, lock = [], threading.Lock()
 

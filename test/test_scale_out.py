@@ -11,7 +11,7 @@ from robot_data import example_urdf
 from ros_dynamics import RobotModel
 from ros_dynamics.cli import main
 from ros_dynamics.rollouts import rollout
-from ros_dynamics.scale_out import distributed_rollout, map_chunks, trajectory_torques
+from ros_dynamics.rollouts.scale_out import distributed_rollout, map_chunks, trajectory_torques
 
 distributed = pytest.importorskip('distributed')
 

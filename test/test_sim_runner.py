@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """
-The simulator node's schedule without ROS (ros_dynamics.sim_runner), on a fake clock.
+The simulator node's schedule without ROS (ros_dynamics.simulation.runner), on a fake clock.
 
 A real Simulator of the 2R arm (urdf/planar_2r.urdf) under SimRunner, whose clock only moves
 when the runner sleeps or waits: blocks end where publishes are due, the command timeout drops
@@ -17,9 +17,9 @@ import re
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.sim_runner import (MAX_BLOCK_STEPS, MAX_LAG, Outputs, Schedule,
-                                     ScheduleError, SimRunner)
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation.runner import (MAX_BLOCK_STEPS, MAX_LAG, Outputs, Schedule,
+                                            ScheduleError, SimRunner)
+from ros_dynamics.simulation.simulator import Simulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 Q0 = np.array([0.3, -0.4])

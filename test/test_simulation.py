@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.simulation import ENERGY_TOLERANCE, simulate, SimulationDiverged, Simulator
-from ros_dynamics.urdf import parse_urdf_file
+from ros_dynamics.description.urdf import parse_urdf_file
+from ros_dynamics.simulation.simulator import (ENERGY_TOLERANCE, simulate, SimulationDiverged,
+                                               Simulator)
 from scipy.integrate import solve_ivp
 import simulator_oracle
 

@@ -8,7 +8,7 @@ Each test starts ``simulator_node`` in a namespace of its own (``/clock`` and
 ``/diagnostics`` remapped into it) and drives it through its topics and
 services. Most checks run the simulator paused and advance it with
 ``~/step``, so they are deterministic and independent of machine speed; the
-results are compared with the ROS-free core (``ros_dynamics.simulation``),
+results are compared with the ROS-free core (``ros_dynamics.simulation.simulator``),
 the same physics called directly.
 """
 
@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_dynamics import RobotModel
-from ros_dynamics.closed_chain import ClosedChain
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation.closed_chain import ClosedChain
+from ros_dynamics.simulation.simulator import Simulator
 from ros_dynamics.srv import SetJointState, SimStep
 from ros_helpers import NodeProcess, RosClient, START_TIMEOUT, unique_namespace, wait_for
 from rosgraph_msgs.msg import Clock

@@ -6,8 +6,8 @@ The simulator node with a floating base, end to end: set_state's base fields, th
 
 solo12 with ``root_joint: floating`` in the installed executable, paused and advanced with
 ``~/step``; its odometry (nav_msgs/Odometry: pose in odom, twist in the base frame) and
-joint_states (actuated joints only) against the ROS-free core (ros_dynamics.simulation) run
-from the same state with the same settings.
+joint_states (actuated joints only) against the ROS-free core (ros_dynamics.simulation.simulator)
+run from the same state with the same settings.
 """
 
 from geometry_msgs.msg import Point, Pose, Quaternion, Twist, Vector3
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation.simulator import Simulator
 from ros_dynamics.srv import SetJointState, SimStep
 from ros_helpers import NodeProcess, RosClient, unique_namespace, wait_for
 from sensor_msgs.msg import JointState
@@ -128,9 +128,9 @@ def test_a_bad_base_pose_is_refused_by_name(solo_sim):
 @pytest.mark.parametrize('root', ['floating', 'planar'])
 def test_odometry_and_set_state_are_inverse(root):
     """The node's conversions without a node: odometry of q, then set_state from it, is q."""
-    import warnings
     from ros_dynamics import URDFWarning
     from ros_dynamics.nodes.odometry import SimulatedBase
+    import warnings
     with warnings.catch_warnings():   # TIAGo's antennas: inertia 1e-8 off PSD
         warnings.simplefilter('ignore', URDFWarning)
         robot = RobotModel.from_urdf_file(

@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 
 from robot_data import example_urdf
-from ros_dynamics import aba, crba, jacobian, rnea, RobotModel, statecall
-from ros_dynamics._jit import ensure_compiled
-from ros_dynamics.statecall import CtypesStateCall
+from ros_dynamics import RobotModel
+from ros_dynamics.kernels import aba, crba, jacobian, rnea
+from ros_dynamics.runtime import statecall
+from ros_dynamics.runtime.jit import ensure_compiled
+from ros_dynamics.runtime.statecall import CtypesStateCall
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), 'benchmarks'))
 from chains import serial_chain_urdf  # noqa: E402, I100
@@ -40,7 +42,7 @@ def entries(robot):
 
 def test_the_c_extension_is_built():
     """The build compiles _statecall (optional for pip users, so check it did not fall back)."""
-    from ros_dynamics import _statecall
+    from ros_dynamics.runtime import _statecall
     assert statecall.StateCall is _statecall.StateCall
 
 
@@ -139,9 +141,9 @@ def test_without_the_extension_the_ctypes_fallback_serves(tmp_path):
                                robot.mass_matrix(q).ravel(), robot.forward_dynamics(q, q, q),
                                robot.jacobian(q, 'tool0').ravel()])
     code = ('import sys\n'
-            "sys.modules['ros_dynamics._statecall'] = None   # the import fails\n"
+            "sys.modules['ros_dynamics.runtime._statecall'] = None   # the import fails\n"
             'import numpy as np\n'
-            'from ros_dynamics import statecall, RobotModel\n'
+            'from ros_dynamics import RobotModel\nfrom ros_dynamics.runtime import statecall\n'
             'assert statecall.StateCall is statecall.CtypesStateCall\n'
             f'robot = RobotModel.from_urdf_file({robot_path!r})\n'
             'q = np.linspace(-1.0, 1.0, robot.dof)\n'

@@ -19,10 +19,10 @@ import pytest
 import rclpy
 from rclpy.serialization import serialize_message
 from robot_data import example_urdf
-from ros_dynamics._jit import ensure_compiled
+from ros_dynamics.kernels.stream import gravity_command, PUBLISH, STALE
 from ros_dynamics.nodes import gravity_stream
 from ros_dynamics.nodes.inverse_dynamics_node import InverseDynamicsNode
-from ros_dynamics.nodes.stream_kernel import gravity_command, PUBLISH, STALE
+from ros_dynamics.runtime.jit import ensure_compiled
 from sensor_msgs.msg import JointState
 
 pytestmark = pytest.mark.ros

@@ -5,7 +5,7 @@
 
 import numpy as np
 import pytest
-from ros_dynamics.trajectories import circle, PoseTrajectory
+from ros_dynamics.control.trajectories import circle, PoseTrajectory
 from scipy.spatial.transform import Rotation
 
 CENTER, RADIUS, PERIOD = [1.2, 0.0, 1.2], 0.2, 10.0

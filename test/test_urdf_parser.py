@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 import pytest
 from robot_data import example_urdfs
+from ros_dynamics.description.urdf import parse_urdf_file, rpy_to_matrix
 from ros_dynamics.exceptions import URDFWarning
-from ros_dynamics.urdf import parse_urdf_file, rpy_to_matrix
 from urdf_parser_py import urdf as ros_urdf
 
 

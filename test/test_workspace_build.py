@@ -110,7 +110,8 @@ def test_sourced_workspace_provides_interfaces_executables_command_and_data(work
     prefix = os.path.join(path, 'install', 'ros_dynamics')
     probe = in_sourced_shell(path, (
         'cd / && python -c "import ros_dynamics, ros_dynamics.msg, ros_dynamics.srv, '
-        'ros_dynamics._statecall; print(ros_dynamics.__file__)" && command -v ros-dynamics && '
+        'ros_dynamics.runtime._statecall; print(ros_dynamics.__file__)" '
+        '&& command -v ros-dynamics && '
         'ros-dynamics --version && '
         'python -c "from ament_index_python.packages import get_package_share_directory as g; '
         "print(g('ros_dynamics'))\""), env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -224,7 +225,7 @@ def _read(stream) -> str:
 
 def test_build_filled_the_kernel_cache(workspace):
     path, env = workspace
-    probe = in_sourced_shell(path, 'python -c "from ros_dynamics import _jit\n'
+    probe = in_sourced_shell(path, 'python -c "from ros_dynamics.runtime import jit as _jit\n'
                              'print(all(_jit._cached(d) for d in _jit.entry_points()))"', env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output = probe.communicate(timeout=120)[0]

@@ -9,6 +9,6 @@ limit per joint), ``description`` (reading them from URDF transmissions and
 an actuators YAML) and ``friction`` (the compiled friction models).
 """
 
-from ros_dynamics.actuators.parameters import ActuatorParameters
+from ros_dynamics.description.actuator_parameters import ActuatorParameters
 
 __all__ = ['ActuatorParameters']

@@ -21,10 +21,10 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
-from ros_dynamics.actuators.description import transmissions_of
+from ros_dynamics.description.actuators import transmissions_of
+from ros_dynamics.description.urdf import parse_urdf_string, RobotSpec, with_root_joint
 from ros_dynamics.exceptions import URDFWarning
-from ros_dynamics.model import RobotModel
-from ros_dynamics.urdf import parse_urdf_string, RobotSpec, with_root_joint
+from ros_dynamics.model.robot import RobotModel
 from tqdm import tqdm
 
 PROGRAM = 'ros-dynamics'

@@ -19,8 +19,8 @@ import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 from ros_dynamics.cli.common import load_robot, LoadedRobot, number, table, with_progress
+from ros_dynamics.description.urdf import without_leading_blanks
 from ros_dynamics.exceptions import SingularMassMatrixError
-from ros_dynamics.urdf import without_leading_blanks
 
 NAME = 'info'
 HELP = 'describe a URDF: tree, masses, centre of mass, limits, merged and ignored parts'

@@ -4,7 +4,7 @@
 """
 ``ros-dynamics simulate URDF --seconds T``: forward dynamics of the robot from a start pose.
 
-Runs ``ros_dynamics.simulation.Simulator`` (ABA, Featherstone "Rigid Body
+Runs ``ros_dynamics.simulation.simulator.Simulator`` (ABA, Featherstone "Rigid Body
 Dynamics Algorithms" table 7.1, integrated at a fixed step by RK4 or
 semi-implicit Euler) with the URDF's damping, Coulomb friction (or those of
 ``--actuators``), effort saturation and position-limit stops, under one of
@@ -64,7 +64,7 @@ from ros_dynamics.cli.common import (add_actuators_argument, CLIError, load_mode
                                      plot_directory, progress, require_matplotlib, suggestion,
                                      table, warn, with_progress, write_csv)
 from ros_dynamics.cli.trajectory_files import FORMATS, read_trajectory
-from ros_dynamics.simulation import INTEGRATORS, SimulationDiverged, Simulator
+from ros_dynamics.simulation.simulator import INTEGRATORS, SimulationDiverged, Simulator
 
 NAME = 'simulate'
 HELP = ('simulate the robot from a start pose (passive, gravity-compensated, or following '

@@ -8,7 +8,7 @@ The efforts are inverse dynamics, tau = M(q) qdd + C(q, qd) qd + g(q) (RNEA,
 Featherstone "Rigid Body Dynamics Algorithms" table 5.1), at every point of
 the trajectory in one batched call; the report per joint (peak and RMS
 effort, peak speed, peak mechanical power |tau qd|, and every point beyond
-the URDF effort or velocity limit) is ``ros_dynamics.actuator_report``.
+the URDF effort or velocity limit) is ``ros_dynamics.control.actuator_report``.
 ``--actuators YAML`` loads actuator parameters into the model (gear ratios,
 rotor inertia or armature, friction; ``ros_dynamics.actuators``): the
 armature's torque I_a qdd is then part of the efforts. Without ``--friction``
@@ -17,7 +17,7 @@ rotors need, before transmission losses; with it they add the model's joint
 friction tau_f(qd) (the URDF's ``<dynamics>`` or the YAML's friction, e.g.
 Gaz et al., RA-L 2019), which is what the motors must deliver.
 
-``--scheduler`` computes the efforts on Dask (``ros_dynamics.scale_out``):
+``--scheduler`` computes the efforts on Dask (``ros_dynamics.rollouts.scale_out``):
 the trajectory's points split into chunks of ``--chunk`` points, each an
 inverse-dynamics batch on a worker, gathered in order; the output is the
 same as without it.
@@ -28,13 +28,13 @@ import functools
 import sys
 
 import numpy as np
-from ros_dynamics.actuator_report import trajectory_efforts
 from ros_dynamics.cli import trajectory_files
 from ros_dynamics.cli.common import (add_actuators_argument, add_scheduler_arguments, CLIError,
                                      load_model, note, number, plot_directory, progress,
                                      require_dask, require_matplotlib, table, with_progress,
                                      write_csv)
 from ros_dynamics.cli.trajectory_files import FORMATS, PLURAL, read_trajectory
+from ros_dynamics.control.actuator_report import trajectory_efforts
 
 NAME = 'torques'
 HELP = 'joint efforts and the actuator report along a trajectory (CSV or JointTrajectory YAML)'
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     inverse_dynamics = None   # in this process: robot.inverse_dynamics
     if args.scheduler is not None:
         require_dask()
-        from ros_dynamics.scale_out import trajectory_torques
+        from ros_dynamics.rollouts.scale_out import trajectory_torques
         inverse_dynamics = functools.partial(
             trajectory_torques, model, scheduler=args.scheduler, chunk=args.chunk,
             timeout=args.scheduler_timeout)

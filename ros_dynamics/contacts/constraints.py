@@ -44,7 +44,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from ros_dynamics.runtime import did_you_mean
+from ros_dynamics.runtime.batches import did_you_mean
 from scipy.spatial.transform import Rotation
 
 

@@ -38,12 +38,12 @@ import weakref
 
 import numpy as np
 
-from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.contacts.constraints import check_frames, contact_terms, rows_of
 from ros_dynamics.contacts.description import as_contacts, Contact
-from ros_dynamics.contacts.kernel import constrained_dynamics_entry
 from ros_dynamics.exceptions import SingularMassMatrixError
-from ros_dynamics.statecall import StateCall
+from ros_dynamics.kernels.contact import constrained_dynamics_entry
+from ros_dynamics.runtime.jit import ensure_compiled
+from ros_dynamics.runtime.statecall import StateCall
 from scipy.linalg.lapack import dposv
 
 RANK_TOLERANCE = 1e-10

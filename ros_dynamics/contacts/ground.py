@@ -24,9 +24,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ros_dynamics.contacts import ground_kernel as gk
 from ros_dynamics.contacts.constraints import check_frames
 from ros_dynamics.contacts.description import as_contacts, Contact
+from ros_dynamics.kernels import ground as gk
 
 
 def _finite(value, name: str, low: float = -math.inf, above: bool = False) -> float:

@@ -49,8 +49,8 @@ import numpy as np
 from ros_dynamics.contacts.constraints import check_frames, contact_terms, force_limits
 from ros_dynamics.contacts.description import as_contacts
 from ros_dynamics.contacts.forward import compiled_call
-from ros_dynamics.contacts.kernel import contact_rows_entry
-from ros_dynamics.runtime import as_array
+from ros_dynamics.kernels.contact import contact_rows_entry
+from ros_dynamics.runtime.batches import as_array
 from scipy.linalg.lapack import dgesdd
 
 RANK_TOLERANCE = 1e-10   # relative singular values treated as zero

@@ -18,7 +18,8 @@ from ros_dynamics.identification.identify import (held_out_torques, Identificati
                                                   identify)
 from ros_dynamics.identification.payload import estimate_payload, PayloadEstimate
 from ros_dynamics.identification.physical import is_physically_consistent, pseudo_inertia
-from ros_dynamics.identification.regressor import joint_torque_regressor, PARAMETER_NAMES
+from ros_dynamics.kernels.regressor import PARAMETER_NAMES
+from ros_dynamics.model.regressor import joint_torque_regressor
 
 __all__ = ['base_parameters', 'BaseParameters', 'estimate_payload', 'excitation_trajectory',
            'ExcitationTrajectory', 'held_out_torques', 'identify', 'IdentificationError',

@@ -26,7 +26,7 @@ the choice, and the names of the groups, are the same on every machine.
 from dataclasses import dataclass
 
 import numpy as np
-from ros_dynamics.identification.regressor import PARAMETER_NAMES
+from ros_dynamics.kernels.regressor import PARAMETER_NAMES
 import scipy.linalg
 
 FRICTION_NAMES = ('fv', 'fc', 'fo')   # viscous, Coulomb, offset

@@ -23,7 +23,7 @@ from typing import Optional
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
-from ros_dynamics.urdf import without_leading_blanks
+from ros_dynamics.description.urdf import without_leading_blanks
 import yaml
 
 

@@ -10,7 +10,7 @@ the root link), optionally ``target_twist`` (``geometry_msgs/TwistStamped``,
 world axes), and on every joint state publishes on ``commands``
 (``std_msgs/Float64MultiArray`` ordered by ``joints``, like the
 inverse-dynamics feedforward) the torque of
-``ros_dynamics.control.CartesianImpedance``:
+``ros_dynamics.control.impedance.CartesianImpedance``:
 
     tau = J^T (Lambda (kp e + kd (xd_ref - xd)) + mu + p) + N^T (g - D qd + K (q_rest - q)),
 
@@ -23,7 +23,7 @@ local: a late-joining controller still gets it) gives the whole reference at
 once: the first transform and velocity of each point, at ``header.stamp`` +
 ``time_from_start`` on the node's clock (sim time under ``use_sim_time``). The
 target of each joint state is that trajectory at the state's own stamp
-(``ros_dynamics.trajectories.PoseTrajectory``: cubic Hermite positions, Slerp
+(``ros_dynamics.control.trajectories.PoseTrajectory``: cubic Hermite positions, Slerp
 orientations), so the command depends on the state message alone: with the
 simulator's lockstep mode the closed loop is deterministic. It replaces
 ``target_pose``/``target_twist`` until a new ``target_pose`` arrives.
@@ -47,14 +47,14 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import LifecycleNode
 from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
-from ros_dynamics.control import CartesianImpedance
+from ros_dynamics.control.impedance import CartesianImpedance
+from ros_dynamics.control.trajectories import PoseTrajectory
 from ros_dynamics.nodes.common import DESCRIPTION_QOS, main_for, ModelSource
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.managed import ManagedStream
 from ros_dynamics.nodes.parameters import checked, declare, NON_NEGATIVE, ParameterError
 from ros_dynamics.nodes.stale import DESCRIPTION as STALE_DESCRIPTION
 from ros_dynamics.nodes.stale import DURATION_DESCRIPTION, ON_STALE, StalePolicy
-from ros_dynamics.trajectories import PoseTrajectory
 from scipy.spatial.transform import Rotation
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray

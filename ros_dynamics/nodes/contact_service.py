@@ -39,7 +39,7 @@ from geometry_msgs.msg import Point, WrenchStamped
 import numpy as np
 from ros_dynamics.contacts import Contact
 from ros_dynamics.nodes.common import doubles
-from ros_dynamics.runtime import did_you_mean
+from ros_dynamics.runtime.batches import did_you_mean
 
 KINDS = ('point', '6d')
 DEFAULT_FACETS = 4   # friction_facets 0 in a request

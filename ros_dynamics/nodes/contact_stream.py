@@ -55,11 +55,11 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_dynamics.contacts import Contact
-from ros_dynamics.control import wrap_angles
+from ros_dynamics.control.impedance import wrap_angles
 from ros_dynamics.nodes.base_state import BaseJoint
 from ros_dynamics.nodes.parameters import (checked, declare, guard_parameters, NON_NEGATIVE,
                                            ParameterError)
-from ros_dynamics.runtime import did_you_mean
+from ros_dynamics.runtime.batches import did_you_mean
 from std_msgs.msg import String
 
 KINDS = ('point', '6d')

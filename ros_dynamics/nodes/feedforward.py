@@ -10,7 +10,7 @@ On every joint state the node (nodes/inverse_dynamics_node.py) sends the torque 
 * ``gravity_compensation``: tau = g(q) - M(q) Kd qd (``kd`` 0 by default: g(q));
 * ``inverse_dynamics``: tau = RNEA(q_ref, qd_ref, qdd_ref) (Featherstone 2008, table 5.1);
 * ``computed_torque``: tau = M(q) (qdd_ref + Kd (qd_ref - qd) + Kp (q_ref - q)) + C qd + g
-  (Craig, *Introduction to Robotics*, 3rd ed., section 10.6; ros_dynamics.control).
+  (Craig, *Introduction to Robotics*, 3rd ed., section 10.6; ros_dynamics.control.impedance).
 
 The damping term of ``gravity_compensation`` (Kd = diag(``kd``), 1/s, qd the measured
 velocity) is computed-torque's velocity feedback with a zero reference velocity and no
@@ -30,7 +30,7 @@ import math
 from typing import Optional
 
 import numpy as np
-from ros_dynamics.control import computed_torque
+from ros_dynamics.control.impedance import computed_torque
 from ros_dynamics.nodes import gravity_stream
 from ros_dynamics.nodes.joint_vectors import JointStateBuffer, JointVectorMap
 from ros_dynamics.nodes.stale import ON_STALE

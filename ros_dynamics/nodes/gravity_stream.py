@@ -20,9 +20,9 @@ import sys
 import threading
 
 import numpy as np
-from ros_dynamics._jit import ensure_compiled
+from ros_dynamics.kernels.stream import GENERAL, gravity_command, PUBLISH, STALE
 from ros_dynamics.nodes import cdr
-from ros_dynamics.nodes.stream_kernel import GENERAL, gravity_command, PUBLISH, STALE
+from ros_dynamics.runtime.jit import ensure_compiled
 
 __all__ = ['CompiledGravityStream', 'enabled', 'GENERAL', 'prepare', 'PUBLISH', 'ready',
            'STALE']

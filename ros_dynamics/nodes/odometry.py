@@ -29,7 +29,7 @@ from typing import Optional, Sequence
 from geometry_msgs.msg import Pose, Twist
 from nav_msgs.msg import Odometry
 import numpy as np
-from ros_dynamics.model import RobotModel
+from ros_dynamics.model.robot import RobotModel
 from ros_dynamics.nodes.base_state import BaseJoint, FLOATING
 
 

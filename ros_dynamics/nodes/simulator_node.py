@@ -4,7 +4,7 @@
 """
 Forward-dynamics simulator node: a simulated arm that behaves like hardware under ros2_control.
 
-The physics (``ros_dynamics.simulation.Simulator``: articulated-body forward
+The physics (``ros_dynamics.simulation.simulator.Simulator``: articulated-body forward
 dynamics, RK4 or semi-implicit Euler, effort saturation, damping, smoothed
 Coulomb friction, stiff damped limit stops) runs in a thread of its own at a
 fixed step ``dt``, paced by absolute wall-clock deadlines when
@@ -56,7 +56,7 @@ own ``actuators`` parameter (an actuators YAML: armature, friction) makes the
 simulated plant differ from a controller's model, e.g. to test robustness.
 
 Closed chains: ``loops`` names a loop-closure YAML (a path or
-``package://ros_dynamics/config/delta_loops.yaml``; see ros_dynamics.closed_chain)
+``package://ros_dynamics/config/delta_loops.yaml``; see ros_dynamics.simulation.closed_chain)
 for the URDF's tree. The simulator then integrates the constrained dynamics with
 Baumgarte stabilisation (``baumgarte_alpha``, ``baumgarte_beta``, 1/s), applies
 commands to the actuated joints only (passive joints have no motor), projects
@@ -83,7 +83,7 @@ number of controllers. An unanswered state is published again when a new
 publisher appears on the command topics (a controller started late) or after
 ``lockstep_timeout``.
 
-Cost, pacing and the schedule (ros_dynamics.sim_runner, tested without ROS): the
+Cost, pacing and the schedule (ros_dynamics.simulation.runner, tested without ROS): the
 physics thread advances in blocks of steps, each one compiled call, up to the next
 ``joint_states`` or ``/clock`` publish that is due (on the sim-time grid when paced at real
 time or slower, about one publish period of wall time when faster) or to where the command
@@ -93,7 +93,7 @@ rclcpp's time sources read only the newest of a burst); ``clock_period: 0`` rest
 message after every step.
 
 Health: a non-finite state, or total energy growing by more than
-``energy_tolerance`` (see ros_dynamics.simulation; 0: the integrator's
+``energy_tolerance`` (see ros_dynamics.simulation.simulator; 0: the integrator's
 default) while no effort or wrench is applied, pauses the simulation (the
 state stays at the last good step), is
 logged and reported on ``/diagnostics``; the node keeps answering services.
@@ -115,15 +115,15 @@ import rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import serialize_message
-from ros_dynamics.closed_chain import ClosedChain
 from ros_dynamics.nodes.common import doubles, main_for, ModelSource, Timing
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.odometry import SimulatedBase
 from ros_dynamics.nodes.payloads import PayloadInterface
 from ros_dynamics.nodes.simulator_parameters import SimulatorParameters
 from ros_dynamics.nodes.urdf_source import resolve_package_url
-from ros_dynamics.sim_runner import Outputs, SimRunner
-from ros_dynamics.simulation import Simulator
+from ros_dynamics.simulation.closed_chain import ClosedChain
+from ros_dynamics.simulation.runner import Outputs, SimRunner
+from ros_dynamics.simulation.simulator import Simulator
 from ros_dynamics.srv import SetJointState, SimStep
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState

@@ -5,7 +5,7 @@
 The simulator node's parameters: their declarations, their checks, the initial positions.
 
 A mixin of ``SimulatorNode`` (nodes/simulator_node.py), which the node's module documents;
-the timing parameters are checked by ``ros_dynamics.sim_runner.Schedule``, the others here,
+the timing parameters are checked by ``ros_dynamics.simulation.runner.Schedule``, the others here,
 and every problem goes out in one ParameterError naming each parameter.
 """
 
@@ -15,8 +15,8 @@ import numpy as np
 from ros_dynamics.nodes.ground_contact import SimulatedGround
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE, ParameterError
-from ros_dynamics.sim_runner import Schedule, ScheduleError
-from ros_dynamics.simulation import INTEGRATORS
+from ros_dynamics.simulation.runner import Schedule, ScheduleError
+from ros_dynamics.simulation.simulator import INTEGRATORS
 
 
 class SimulatorParameters:

@@ -15,7 +15,7 @@ vectors are the actuated joints' and the base comes per point from
 from types import SimpleNamespace
 
 import numpy as np
-from ros_dynamics.actuator_report import trajectory_efforts
+from ros_dynamics.control.actuator_report import trajectory_efforts
 from ros_dynamics.msg import JointActuatorReport, LimitViolation
 from ros_dynamics.nodes.base_state import BaseJoint
 from ros_dynamics.nodes.common import matrix_message

@@ -18,14 +18,13 @@ for bit). The counterpart of MuJoCo's ``mujoco.rollout``.
 from typing import Optional
 
 import numpy as np
-from ros_dynamics import integrators
-from ros_dynamics._jit import ensure_compiled
-from ros_dynamics._lanes import LANES
-from ros_dynamics.model import RobotModel
-from ros_dynamics.rollouts.kernels import (ground_rollout_batch, rollout_batch,
-                                           rollout_lanes_batch)
-from ros_dynamics.runtime import run_batch
-from ros_dynamics.simulation import SimulationDiverged, Simulator
+from ros_dynamics.kernels import integrators
+from ros_dynamics.kernels.rollout import ground_rollout_batch, rollout_batch, rollout_lanes_batch
+from ros_dynamics.model.robot import RobotModel
+from ros_dynamics.runtime.batches import run_batch
+from ros_dynamics.runtime.jit import ensure_compiled
+from ros_dynamics.runtime.lanes import LANES
+from ros_dynamics.simulation.simulator import SimulationDiverged, Simulator
 
 _REFUSALS = {integrators.NON_FINITE: 'the state became non-finite',
              integrators.ENERGY_GREW: 'the energy grew with no input (dt too large?)'}

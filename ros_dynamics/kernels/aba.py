@@ -1,0 +1,564 @@
+# Copyright 2026 The ros_dynamics Authors
+# SPDX-License-Identifier: Apache-2.0
+
+"""
+Forward dynamics by the articulated-body algorithm (ABA), O(n).
+
+Featherstone 2008, table 7.1 (derived with spatial algebra in Mirtich's 1996
+thesis, "Impulse-based dynamic simulation of rigid body systems"):
+
+1. v_i = X_i v_p + S_i qd_i, c_i = v_i x S_i qd_i, IA_i = I_i,
+   pA_i = v_i x* I_i v_i - f_i^ext;
+2. leaves to root: U_i = IA_i S_i, D_i = S_i^T U_i + I_a,i, u_i = tau_i - S_i^T pA_i,
+   IA_p += X_i^T (IA_i - U_i U_i^T / D_i) X_i,
+   pA_p += X_i^* (pA_i + Ia_i c_i + U_i u_i / D_i);
+3. root to leaves: a'_i = X_i a_p + c_i, qdd_i = (u_i - U_i^T a'_i) / D_i,
+   a_i = a'_i + S_i qdd_i, with a_root = -gravity.
+
+with I_a,i the joint's armature (reflected rotor inertia; Featherstone 2008,
+sec. 7.2 and table 7.1's D_i with the rotor inertia added, as Pinocchio does).
+A one-dof joint takes the steps in its joint-aligned frame, where S_i is a
+unit vector (a column, an element); a joint of m > 1 velocity coordinates
+(free-flyer, planar, spherical) takes them as written, with U_i 6 x m, D_i
+m x m (inverted by Gauss-Jordan elimination) and c_i = v_i x S_i qd_i (S_i
+is constant in body coordinates for these joints).
+
+ABA has no joint model for mimic joints (one coordinate driving several
+bodies), so models with mimic joints solve M qdd = tau - b instead: M by CRBA
+and b = C qd + g - J^T f_ext by RNEA, then a Cholesky factorisation in the
+same kernel (O(n^3), still small for the hands and grippers that have mimic
+joints).
+"""
+
+import numpy as np
+
+from ros_dynamics.kernels.crba import crba_into
+from ros_dynamics.kernels.rnea import rnea_into
+from ros_dynamics.multibody.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
+                                           ALIGN_TREE_R, aligned_angular, aligned_transform,
+                                           armature_of, body_count, gravity_of, H_TOLERANCE,
+                                           joint_motion_after, joint_nv, joint_rate,
+                                           joint_velocity, MASS, MAX_JOINT_NV, nv_of, one_state,
+                                           parent_of, subspace_column, velocity_index)
+from ros_dynamics.multibody.spatial import (add, articulated_times, articulated_times_prismatic_z,
+                                            articulated_times_z, articulated_to_parent,
+                                            articulated_to_parent_prismatic_z,
+                                            articulated_to_parent_z, cross_force, cross_motion,
+                                            dot, force_to_parent, load3, load6, load9, mat_add,
+                                            mat_t_vec, motion_to_child, outer,
+                                            projected_inertia_prismatic_z, projected_inertia_z,
+                                            rigid_inertia_times, scale, skew, store3, store9, sub)
+from ros_dynamics.runtime.jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
+from ros_dynamics.runtime.lanes import diverge, select_le
+
+W_ROT = 0      # 9
+W_POS = 9      # 3
+W_VEL_W = 12   # 3, later the acceleration a_i
+W_VEL_V = 15   # 3
+W_BIAS_W = 18  # 3: c_i
+W_BIAS_V = 21  # 3
+W_IA_A = 24    # 9: articulated inertia blocks
+W_IA_B = 33    # 9
+W_IA_C = 42    # 9
+W_PA_N = 51    # 3: articulated bias force
+W_PA_F = 54    # 3
+W_U_W = 57     # 3: U_i
+W_U_V = 60     # 3
+W_D = 63       # 1: D_i
+W_SMALL_U = 64  # 1: u_i
+# a joint of m > 1 velocity coordinates (the general step) uses the columns from W_U_W on:
+W_MULTI_U = W_U_W   # 6 m: U_a = IA_i S_a (angular, linear), a < m
+W_MULTI_DINV = W_MULTI_U + 6 * MAX_JOINT_NV   # m m: D_i^-1 (row-major, m wide)
+W_MULTI_SMALL_U = W_MULTI_DINV + MAX_JOINT_NV * MAX_JOINT_NV   # m: u_i
+NWORK = W_MULTI_SMALL_U + MAX_JOINT_NV
+
+
+@kernel
+def aligned_body_force(model, fext, i):
+    """Return body i's force (n, f) of ``fext`` (body coordinates) in its aligned frame, A^T."""
+    n, f = load3(fext, i, 0), load3(fext, i, 3)
+    if n[0] == 0.0 and n[1] == 0.0 and n[2] == 0.0 and f[0] == 0.0 and f[1] == 0.0 \
+            and f[2] == 0.0:
+        return n, f
+    turn = load9(model, i, ALIGN_R)
+    return mat_t_vec(turn, n), mat_t_vec(turn, f)
+
+
+@kernel
+def aba_into(model, q, qd, tau, fext, work, qdd):
+    """
+    Write qdd = FD(q, qd, tau, fext) into ``qdd``; return -1, or the body whose D_i is ~0.
+
+    ``fext`` (nb, 6) holds body forces (n, f) in body coordinates, or is None for none.
+    Runs in the joint-aligned body frames (joints.aligned_columns), where S_i
+    is e_z (revolute: angular; prismatic: linear), so U_i = IA_i S_i is a
+    column of IA_i, D_i an element and S_i^T pA_i a component (Featherstone
+    2008, sec. 4.4); the joint accelerations do not depend on the body frames.
+    """
+    aba_velocities(model, q, qd, fext, work)
+    singular = aba_articulated(model, tau, work)
+    if singular >= 0:
+        return singular
+    aba_accelerations(model, work, qdd)
+    return -1
+
+
+@kernel
+def aba_velocities(model, q, qd, fext, work):
+    """ABA pass 1 into ``work``: X_i, v_i, c_i, IA_i = I_i and pA_i, aligned body frames."""
+    zero = (0.0, 0.0, 0.0)
+    for i in range(body_count(model)):
+        parent = parent_of(model, i)
+        if joint_nv(model, i) == 1:
+            revolute = aligned_angular(model, i)
+            rot, r = aligned_transform(model, i, q)
+            store9(work, i, W_ROT, rot)
+            store3(work, i, W_POS, r)
+            vw, vv = zero, zero
+            if parent >= 0:
+                vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
+                                         load3(work, parent, W_VEL_V))
+            rate = joint_rate(model, i, qd)
+            if revolute:   # S qd = (rate e_z, 0): c = v x S qd
+                vw = (vw[0], vw[1], vw[2] + rate)
+                cw, cv = (vw[1] * rate, -vw[0] * rate, 0.0), (vv[1] * rate, -vv[0] * rate, 0.0)
+            else:          # S qd = (0, rate e_z)
+                vv = (vv[0], vv[1], vv[2] + rate)
+                cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
+            store3(work, i, W_BIAS_W, cw)
+            store3(work, i, W_BIAS_V, cv)
+        else:
+            vw, vv = multi_dof_velocity(model, q, qd, work, i, parent)
+        m = model[i, MASS]
+        h = load3(model, i, ALIGN_FIRST_MOMENT)
+        ibar = load6(model, i, ALIGN_IBAR)
+        iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
+        pn, pf = cross_force(vw, vv, iw, iv)
+        store3(work, i, W_VEL_W, vw)
+        store3(work, i, W_VEL_V, vv)
+        store9(work, i, W_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
+                                 ibar[4], ibar[5], ibar[2]))
+        store9(work, i, W_IA_B, skew(h))
+        store9(work, i, W_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
+        if fext is not None:
+            en, ef = aligned_body_force(model, fext, i)
+            pn, pf = sub(pn, en), sub(pf, ef)
+        store3(work, i, W_PA_N, pn)
+        store3(work, i, W_PA_F, pf)
+
+
+@kernel(inline=True)
+def multi_dof_velocity(model, q, qd, work, i, parent):
+    """
+    Write X_i and c_i of body i's joint of m > 1 coordinates into ``work``; return v_i.
+
+    X_i is the joint's transform after the aligned tree transform (A_i = 1
+    for such a joint: ``aligned_columns``), v_i = X_i v_p + S_i qd_i and
+    c_i = v_i x S_i qd_i (S_i constant in body coordinates).
+    """
+    rot, r = joint_motion_after(model, i, q, load9(model, i, ALIGN_TREE_R),
+                                load3(model, i, ALIGN_TREE_P))
+    store9(work, i, W_ROT, rot)
+    store3(work, i, W_POS, r)
+    vw, vv = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    if parent >= 0:
+        vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
+                                 load3(work, parent, W_VEL_V))
+    jw, jv = joint_velocity(model, i, qd)
+    vw, vv = add(vw, jw), add(vv, jv)
+    cw, cv = cross_motion(vw, vv, jw, jv)
+    store3(work, i, W_BIAS_W, cw)
+    store3(work, i, W_BIAS_V, cv)
+    return vw, vv
+
+
+@kernel
+def aba_articulated(model, tau, work):
+    """ABA pass 2 (leaves to root) in ``work``: IA_i, pA_i, U_i, D_i, u_i; -1 or the singular i."""
+    nb = body_count(model)
+    tolerance = model[nb, H_TOLERANCE]
+    for i in range(nb - 1, -1, -1):
+        a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
+        pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
+        if joint_nv(model, i) > 1:
+            if not multi_dof_articulated(model, tau, work, i, a, b, c, pn, pf, tolerance):
+                return i
+            continue
+        revolute = aligned_angular(model, i)
+        if revolute:   # U = IA e_z (angular), the third column
+            uw, uv = (a[2], a[5], a[8]), (b[6], b[7], b[8])
+            uz, u = a[8], tau[velocity_index(model, i)] - pn[2]
+        else:          # U = IA e_z (linear)
+            uw, uv = (b[2], b[5], b[8]), (c[2], c[5], c[8])
+            uz, u = c[8], tau[velocity_index(model, i)] - pf[2]
+        armature = armature_of(model, i)
+        d = uz + armature
+        if not d > tolerance:   # on Lanes: in some lane; the caller runs them one at a time
+            return i
+        store3(work, i, W_U_W, uw)
+        store3(work, i, W_U_V, uv)
+        work[i, W_D] = d
+        work[i, W_SMALL_U] = u
+        parent = parent_of(model, i)
+        if parent < 0:
+            continue
+        k = u / d
+        cw, cv = load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V)
+        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        if diverge(armature, uz):
+            # Lanes (_lanes.py) on both sides of the branch: both sides for every lane, then
+            # each lane's own, as the scalar kernel takes it
+            ap, bp, cp, cn, cf = select_le(
+                armature, uz,
+                projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, r),
+                general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r))
+        elif armature <= uz:
+            ap, bp, cp, cn, cf = projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature,
+                                                    cw, cv, rot, r)
+        else:
+            ap, bp, cp, cn, cf = general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r)
+        pn = add(add(pn, cn), scale(k, uw))
+        pf = add(add(pf, cf), scale(k, uv))
+        store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
+        store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
+        store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))
+        pn, pf = force_to_parent(rot, r, pn, pf)
+        store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
+        store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
+    return -1
+
+
+@kernel
+def add_to_parent(work, i, parent, ap, bp, cp, pn, pf):
+    """Add X^T Ia X (blocks ap, bp, cp, parent coordinates) and X^* pa (pn, pf) to the parent."""
+    store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
+    store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
+    store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))
+    pn, pf = force_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), pn, pf)
+    store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
+    store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
+
+
+@kernel
+def multi_dof_articulated(model, tau, work, i, a, b, c, pn, pf, tolerance):
+    """ABA pass 2 for body i's joint of m > 1 coordinates; return False if D_i is singular."""
+    if not multi_dof_projection(model, tau, work, i, a, b, c, pn, pf, tolerance):
+        return False
+    parent = parent_of(model, i)
+    if parent >= 0:
+        ap, bp, cp, pn, pf = multi_dof_transfer(model, work, i, a, b, c, pn, pf)
+        add_to_parent(work, i, parent, ap, bp, cp, pn, pf)
+    return True
+
+
+@kernel
+def multi_dof_projection(model, tau, work, i, a, b, c, pn, pf, tolerance):
+    """
+    Write U_i = IA_i S_i, D_i^-1 and u_i of body i's joint of m > 1 coordinates; False if singular.
+
+    D_i = S_i^T U_i (+ I_a on the diagonal), u_i = tau_i - S_i^T pA_i
+    (Featherstone 2008, table 7.1), IA_i = [a b; b^T c] and pA_i = (pn, pf) in
+    body coordinates. D_i is inverted in place by Gauss-Jordan elimination
+    without pivoting (D_i is symmetric positive definite unless a pivot is not
+    above ``tolerance``: then the joint moves no inertia of its own).
+    """
+    m = joint_nv(model, i)
+    k = velocity_index(model, i)
+    armature = armature_of(model, i)
+    for col in range(m):
+        sw, sv = subspace_column(model, i, col)
+        uw, uv = articulated_times(a, b, c, sw, sv)
+        store3(work, i, W_MULTI_U + 6 * col, uw)
+        store3(work, i, W_MULTI_U + 6 * col + 3, uv)
+        work[i, W_MULTI_SMALL_U + col] = tau[k + col] - dot(sw, pn) - dot(sv, pf)
+        for row in range(col + 1):
+            rw, rv = subspace_column(model, i, row)
+            d = dot(rw, uw) + dot(rv, uv)
+            work[i, W_MULTI_DINV + m * row + col] = d
+            work[i, W_MULTI_DINV + m * col + row] = d
+        work[i, W_MULTI_DINV + (m + 1) * col] = work[i, W_MULTI_DINV + (m + 1) * col] + armature
+    for p in range(m):   # Gauss-Jordan: row p scaled, then eliminated from the others
+        pivot = work[i, W_MULTI_DINV + (m + 1) * p]
+        if not pivot > tolerance:
+            return False
+        inverse = 1.0 / pivot
+        work[i, W_MULTI_DINV + (m + 1) * p] = 1.0
+        for j in range(m):
+            work[i, W_MULTI_DINV + m * p + j] = work[i, W_MULTI_DINV + m * p + j] * inverse
+        for row in range(m):
+            if row != p:
+                factor = work[i, W_MULTI_DINV + m * row + p]
+                work[i, W_MULTI_DINV + m * row + p] = 0.0
+                for j in range(m):
+                    work[i, W_MULTI_DINV + m * row + j] = (
+                        work[i, W_MULTI_DINV + m * row + j]
+                        - factor * work[i, W_MULTI_DINV + m * p + j])
+    return True
+
+
+@kernel
+def multi_dof_transfer(model, work, i, a, b, c, pn, pf):
+    """
+    Return X^T Ia X (blocks, parent coordinates) and pa (body i's) of a joint of m > 1 coordinates.
+
+    Ia = IA - U D^-1 U^T and pa = pA + Ia c + U D^-1 u (Featherstone 2008,
+    table 7.1), with U, D^-1, u from ``multi_dof_projection``.
+    """
+    m = joint_nv(model, i)
+    for col in range(m):
+        uw = load3(work, i, W_MULTI_U + 6 * col)
+        uv = load3(work, i, W_MULTI_U + 6 * col + 3)
+        vw, vv, s = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 0.0   # V = D^-1 U^T's row, (D^-1 u)_col
+        for row in range(m):
+            g = work[i, W_MULTI_DINV + m * col + row]
+            vw = add(vw, scale(g, load3(work, i, W_MULTI_U + 6 * row)))
+            vv = add(vv, scale(g, load3(work, i, W_MULTI_U + 6 * row + 3)))
+            s = s + g * work[i, W_MULTI_SMALL_U + row]
+        a = mat_add(a, outer(scale(-1.0, uw), vw))
+        b = mat_add(b, outer(scale(-1.0, uw), vv))
+        c = mat_add(c, outer(scale(-1.0, uv), vv))
+        pn, pf = add(pn, scale(s, uw)), add(pf, scale(s, uv))
+    cn, cf = articulated_times(a, b, c, load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V))
+    ap, bp, cp = articulated_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), a, b, c)
+    return ap, bp, cp, add(pn, cn), add(pf, cf)
+
+
+@kernel
+def multi_dof_acceleration(model, work, i, aw, av, qdd):
+    """
+    Write qdd_i = D^-1 (u - U^T a') of body i's joint of m > 1 coordinates; return S_i qdd_i.
+
+    a' = (aw, av), body coordinates (Featherstone 2008, table 7.1, pass 3).
+    """
+    m = joint_nv(model, i)
+    k = velocity_index(model, i)
+    for col in range(m):
+        qdd[k + col] = 0.0
+    for row in range(m):
+        r = (work[i, W_MULTI_SMALL_U + row] - dot(load3(work, i, W_MULTI_U + 6 * row), aw)
+             - dot(load3(work, i, W_MULTI_U + 6 * row + 3), av))
+        for col in range(m):
+            qdd[k + col] = qdd[k + col] + work[i, W_MULTI_DINV + m * col + row] * r
+    return joint_velocity(model, i, qdd)
+
+
+@kernel(inline=True)   # two call sites: LLVM would not inline it (pass 2 +40 %)
+def projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, r):
+    """
+    Return (A, B, C) of X^T Ia X and (n, f) of Ia c for Ia = IA0 + kappa U U^T (I_a <= U_z).
+
+    IA0 = IA - U U^T / U_z, kappa = I_a / (U_z D) (zero without armature;
+    U_z >= D / 2 keeps both terms of the size of Ia). IA0 S = 0 (it does not
+    resist the joint's own motion) and c_i has no z components, so IA0 c_i
+    and X^T IA0 X take about a third of the products less; the rank-one
+    term moves to the parent as one force transform of U.
+    """
+    if revolute:
+        a, b, c = projected_inertia_z(a, b, c, uw, uv, -1.0 / uz)
+        cn, cf = articulated_times_z(a, b, c, cw, cv)
+        ap, bp, cp = articulated_to_parent_z(rot, r, a, b, c)
+    else:
+        a, b, c = projected_inertia_prismatic_z(a, b, c, uw, uv, -1.0 / uz)
+        cn, cf = articulated_times_prismatic_z(a, b, c, cw, cv)
+        ap, bp, cp = articulated_to_parent_prismatic_z(rot, r, a, b, c)
+    if armature > 0.0:
+        kappa = armature / (uz * d)
+        uc = kappa * (dot(uw, cw) + dot(uv, cv))
+        cn, cf = add(cn, scale(uc, uw)), add(cf, scale(uc, uv))
+        fn, ff = force_to_parent(rot, r, uw, uv)
+        ap = mat_add(ap, outer(scale(kappa, fn), fn))
+        bp = mat_add(bp, outer(scale(kappa, fn), ff))
+        cp = mat_add(cp, outer(scale(kappa, ff), ff))
+    return ap, bp, cp, cn, cf
+
+
+@kernel(inline=True)
+def general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r):
+    """Return (A, B, C) of X^T Ia X and (n, f) of Ia c for Ia = IA - U U^T / D (any I_a)."""
+    s = -1.0 / d
+    a = mat_add(a, outer(scale(s, uw), uw))
+    b = mat_add(b, outer(scale(s, uw), uv))
+    c = mat_add(c, outer(scale(s, uv), uv))
+    cn, cf = articulated_times(a, b, c, cw, cv)
+    ap, bp, cp = articulated_to_parent(rot, r, a, b, c)
+    return ap, bp, cp, cn, cf
+
+
+@kernel
+def aba_accelerations(model, work, qdd):
+    """ABA pass 3 (root to leaves): qdd from ``work``, which then holds the a_i."""
+    gravity = gravity_of(model)
+    zero = (0.0, 0.0, 0.0)
+    for i in range(body_count(model)):
+        parent = parent_of(model, i)
+        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        if parent < 0:
+            aw, av = motion_to_child(rot, r, zero, (-gravity[0], -gravity[1], -gravity[2]))
+        else:
+            aw, av = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
+                                     load3(work, parent, W_VEL_V))
+        aw = add(aw, load3(work, i, W_BIAS_W))
+        av = add(av, load3(work, i, W_BIAS_V))
+        if joint_nv(model, i) == 1:
+            acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
+                   - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
+            qdd[velocity_index(model, i)] = acc
+            if aligned_angular(model, i):
+                aw = (aw[0], aw[1], aw[2] + acc)
+            else:
+                av = (av[0], av[1], av[2] + acc)
+        else:
+            jw, jv = multi_dof_acceleration(model, work, i, aw, av, qdd)
+            aw, av = add(aw, jw), add(av, jv)
+        store3(work, i, W_VEL_W, aw)
+        store3(work, i, W_VEL_V, av)
+
+
+@kernel
+def cholesky_solve(mass, rhs, tolerance, x):
+    """Write x = M^-1 rhs by M = L L^T (L in ``mass``); return -1, or the first k with pivot ~0."""
+    singular = cholesky_factor(mass, tolerance)
+    if singular < 0:
+        cholesky_substitute(mass, rhs, x)
+    return singular
+
+
+@kernel
+def cholesky_factor(mass, tolerance):
+    """
+    Overwrite the lower triangle of ``mass`` with L, M = L L^T; return -1 or the first k, pivot ~0.
+
+    The pivot of coordinate k is the inertia it moves that the coordinates
+    before it cannot (a Schur complement of M), so a vanishing pivot names a
+    joint that moves no inertia of its own.
+    """
+    n = mass.shape[0]
+    for k in range(n):
+        pivot = mass[k, k]
+        for j in range(k):
+            pivot -= mass[k, j] * mass[k, j]
+        if not pivot > tolerance:
+            return k
+        diagonal = np.sqrt(pivot)
+        mass[k, k] = diagonal
+        for i in range(k + 1, n):
+            value = mass[i, k]
+            for j in range(k):
+                value -= mass[i, j] * mass[k, j]
+            mass[i, k] = value / diagonal
+    return -1
+
+
+@kernel
+def cholesky_substitute(factor, rhs, x):
+    """Write x = (L L^T)^-1 rhs for L the lower triangle of ``factor``; ``x`` may be ``rhs``."""
+    n = factor.shape[0]
+    for i in range(n):   # L y = rhs
+        value = rhs[i]
+        for j in range(i):
+            value -= factor[i, j] * x[j]
+        x[i] = value / factor[i, i]
+    for i in range(n - 1, -1, -1):   # L^T x = y
+        value = x[i]
+        for j in range(i + 1, n):
+            value -= factor[j, i] * x[j]
+        x[i] = value / factor[i, i]
+
+
+@kernel
+def dense_into(model, q, qd, tau, fext, work, mass, qdd):
+    """
+    Write qdd = M^-1 (tau - b) into ``qdd``; return -1, or the coordinate whose pivot vanishes.
+
+    b = ID(q, qd, 0, fext) by RNEA, M by CRBA (both share ``work``), then a
+    Cholesky solve.
+    """
+    rnea_into(model, q, qd, None, fext, work, qdd)
+    for k in range(qdd.shape[0]):
+        qdd[k] = tau[k] - qdd[k]
+    crba_into(model, q, work, mass)
+    return cholesky_solve(mass, qdd, model[body_count(model), H_TOLERANCE], qdd)
+
+
+@kernel
+def new_workspace(model):
+    """Return the (work, mass) arrays of dense_into (work also fits aba_into)."""
+    nb = body_count(model)
+    nv = nv_of(model)
+    return np.empty((nb, NWORK)), np.empty((nv, nv))   # NWORK > RNEA's and CRBA's
+
+
+@state_entry
+def forward_dynamics_entry(model, rows, n, q, qd, tau, extra, qdd):
+    """
+    Write FD(q, qd, tau) by ABA for one state into qdd (C pointers, _jit.STATE_ENTRY).
+
+    For models without mimic joints. The batch kernel on a batch of one
+    (``extra``: zero body forces (1, nb, 6)), after checking the state: return
+    0; 1 if it holds NaN or Inf; -(k + 1) if M is singular at body k.
+    """
+    m, q, qd, tau, fext, qdd, bad = one_state(model, rows, n, q, qd, tau, extra, qdd)
+    return 1 if bad else forward_dynamics_batch(m, q, qd, tau, fext, qdd)
+
+
+@state_entry
+def forward_dynamics_dense_entry(model, rows, n, q, qd, tau, extra, qdd):
+    """
+    Write FD(q, qd, tau) by M qdd = tau - b for one state (models with mimic joints).
+
+    As forward_dynamics_entry, with k the coordinate whose Cholesky pivot vanishes.
+    """
+    m, q, qd, tau, fext, qdd, bad = one_state(model, rows, n, q, qd, tau, extra, qdd)
+    return 1 if bad else forward_dynamics_dense_batch(m, q, qd, tau, fext, qdd)
+
+
+@kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
+def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
+    """
+    Write qdd[N, nv] by ABA for N validated states; fext as in RNEA's batch.
+
+    Return 0, or -(k + 1) for the first singular body k met (serial, as RNEA's batch).
+    """
+    work = np.empty((body_count(model), NWORK))
+    shared = fext.shape[0] == 1
+    for s in range(q.shape[0]):
+        singular = aba_into(model, q[s], qd[s], tau[s], fext[0 if shared else s], work, qdd[s])
+        if singular >= 0:
+            return -(singular + 1)
+    return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN2, IN2, IN2, IN3, OUT2)])
+def forward_dynamics_dense_batch(model, q, qd, tau, fext, qdd):
+    """
+    Write qdd[N, nv] by M qdd = tau - b for N validated states (models with mimic joints).
+
+    Return 0, or -(k + 1) for the first coordinate k whose pivot vanishes.
+    """
+    work, mass = new_workspace(model)
+    shared = fext.shape[0] == 1
+    for s in range(q.shape[0]):
+        singular = dense_into(model, q[s], qd[s], tau[s], fext[0 if shared else s], work, mass,
+                              qdd[s])
+        if singular >= 0:
+            return -(singular + 1)
+    return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN2, IN2, OUT2, OUT2)])
+def solve_mass_rows(model, mass, rows, factor, out):
+    """
+    Write out[k] = M^-1 rows[k] for the m rows (m, n) of ``rows``, by one Cholesky factor.
+
+    ``factor`` (n, n) is overwritten. Return -1, or the coordinate whose pivot
+    vanishes (M singular, as forward_dynamics_dense).
+    """
+    for i in range(mass.shape[0]):   # the lower triangle (a slice copy compiles 3 s longer)
+        for j in range(i + 1):
+            factor[i, j] = mass[i, j]
+    singular = cholesky_factor(factor, model[body_count(model), H_TOLERANCE])
+    if singular >= 0:
+        return singular
+    for k in range(rows.shape[0]):
+        cholesky_substitute(factor, rows[k], out[k])
+    return -1

@@ -1,0 +1,599 @@
+# Copyright 2026 The ros_dynamics Authors
+# SPDX-License-Identifier: Apache-2.0
+
+"""
+The simulator's fixed-step advance, compiled: a block of steps in one call.
+
+One step (RK4 or semi-implicit Euler) makes four forward-dynamics calls (ABA,
+Featherstone 2008 table 7.1, or the dense solve for mimic joints) on the
+joint torques of the simulator (simulation.py)
+
+    tau = effort - d qd - f tanh(qd / v_eps) - o - sigmoid(qd) + k_stop p - c_stop qd_into,
+
+(o and the sigmoid: the friction offset and Gaz et al.'s sigmoid model,
+actuators/friction.py) with p the penetration past a position limit and the
+stop damper acting only on motion into the stop, and external wrenches (world
+axes, at link origins) turned into body forces at each stage's configuration.
+The state is q (nq,) and qd (nv,): positions move on the configuration
+manifold, q (+) h v (manifold.integrate_into: quaternions renormalised every
+stage), velocities and accelerations add in R^nv. RK4 is Munthe-Kaas's
+RKMK4 with its minimal commutators (H. Munthe-Kaas, "High order Runge-Kutta
+methods on manifolds", Appl. Numer. Math. 29, 1999; Hairer, Lubich and
+Wanner, "Geometric Numerical Integration", 2006, sec. IV.8): the stages
+q_i = q (+) h_i v_i, the slopes in v-space, the final combination applied
+with one integrate, plus two Lie brackets of the multi-dof joints'
+velocities (manifold.add_bracket). Without them the scheme is of order 2
+on rotations (measured: the error falls 4x per halved step on a tumbling
+body, 16x with them). For one-dof joints the brackets vanish and
+q (+) h v = q + h v: the same floating-point operations as the plain RK4
+on (q, qd).
+``simulation_steps`` runs ``count`` such steps and the simulator's energy
+health check after each one (no input applied: the total energy may not grow
+by more than the tolerance, see ``Simulator``), so that a step costs one
+crossing from Python or less. ``rollouts/`` reuses it for many simulations
+at once. ``constrained_steps`` does the same for a closed chain: each stage's
+accelerations from the KKT system with Baumgarte's stabilisation
+(loop_closures.py), and after each step the singularity-margin test of
+``ClosedChain.singularity_margin``.
+"""
+
+import math
+
+from numba import carray, types
+import numpy as np
+from ros_dynamics.kernels import aba, kinematics
+from ros_dynamics.kernels.aba import aba_into, dense_into
+from ros_dynamics.kernels.energy import kinetic_energy_of, potential_energy_at
+from ros_dynamics.kernels.friction import sigmoid_friction
+from ros_dynamics.kernels.loop_closures import (chain_parts, chain_size, K_CLOSURES, K_ROWS,
+                                                kkt_acceleration_into, NHEADER,
+                                                singular_configuration)
+from ros_dynamics.kernels.manifold import add_bracket, integrate_into
+from ros_dynamics.multibody.joints import body_count, model_at, nq_of, state_at
+from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
+
+# rows of the joint-parameter array
+DAMPING = 0
+FRICTION = 1
+FRICTION_VELOCITY = 2
+LOWER = 3
+UPPER = 4
+STOP_STIFFNESS = 5
+STOP_DAMPING = 6
+OFFSET = 7
+SIGMOID = 8     # 3 rows: phi1, phi2, phi3
+Q_INDEX = 11    # the velocity coordinate's position coordinate (one-dof joints), -1 for the
+#                 coordinates of a multi-dof joint (no limits, no position gain)
+NPARAMS = 12
+
+# columns of a wrench row: kinematics.WRENCH_* (body, link origin in body coordinates, force,
+# torque)
+WRENCH_FORCE, NWRENCH = kinematics.WRENCH_FORCE, kinematics.NWRENCH
+
+# entries of the control array: settings, then the running state of the energy check
+C_DT = 0            # step (s)
+C_RK4 = 1           # 1: RK4, 0: semi-implicit Euler
+C_LIMITS = 2        # 1: position-limit stops on
+C_DENSE = 3         # 1: M qdd = tau - b by Cholesky (mimic joints), 0: ABA
+C_TOLERANCE = 4     # relative energy growth tolerated with no input
+C_TIME = 5          # simulated time (s)
+C_REFERENCE = 6     # energy reference (J), NaN while an input is applied
+C_KINETIC_SCALE = 7  # largest kinetic energy since the reference was taken (J)
+C_KINETIC = 8       # kinetic energy of the last state checked (J)
+C_ENERGY = 9        # total energy of the last state checked (J)
+C_COUNT = 10        # steps to take (simulation_steps_entry)
+C_WRENCHES = 11     # wrench rows that follow the parameters in the entry's block
+NCONTROL = 12
+
+# statuses of simulation_steps (besides -(k + 1): M singular at k; for constrained_steps the
+# KKT matrix singular at column k)
+DONE = 0
+NON_FINITE = 1
+ENERGY_GREW = 2
+LOCKED = 3          # constrained_steps: the step reaches or crosses a singular configuration
+
+
+@kernel
+def joint_torques_into(q, qd, effort, params, limits, tau):
+    """
+    Write the total joint torque (effort, damping, friction, limit stops) into ``tau`` (nv,).
+
+    q (nq,), qd (nv,); a limit stop acts on a one-dof coordinate k at its
+    position q[params[Q_INDEX, k]] (the multi-dof joints have none). The one
+    implementation of the simulator's torque law (module docstring): the
+    compiled steps, the rollouts and ``Simulator.joint_torques`` all call it.
+    """
+    for k in range(qd.shape[0]):
+        value = effort[k] - params[DAMPING, k] * qd[k]
+        if params[FRICTION, k] != 0.0:
+            value -= params[FRICTION, k] * math.tanh(qd[k] / params[FRICTION_VELOCITY, k])
+        if params[OFFSET, k] != 0.0:
+            value -= params[OFFSET, k]
+        if params[SIGMOID, k] != 0.0:
+            value -= sigmoid_friction(params[SIGMOID, k], params[SIGMOID + 1, k],
+                                      params[SIGMOID + 2, k], qd[k])
+        tau[k] = value
+    if limits:
+        add_stop_torques(q, qd, params, tau)
+
+
+@kernel
+def add_stop_torques(q, qd, params, tau):
+    """
+    Add the limit stops' torques (N m or N) at q (nq,), qd (nv,) to ``tau`` (nv,).
+
+    A stop is a one-sided spring k_stop p on the penetration p past a limit
+    with a damper c_stop qd acting only on motion into the stop (never pulling
+    toward it); nothing inside the limits and on the coordinates of multi-dof
+    joints (params[Q_INDEX, k] < 0).
+    """
+    for k in range(qd.shape[0]):
+        if params[Q_INDEX, k] < 0.0:
+            continue
+        position = q[int(params[Q_INDEX, k])]
+        over = position - params[UPPER, k]
+        under = params[LOWER, k] - position
+        if over > 0.0:
+            tau[k] -= params[STOP_STIFFNESS, k] * over
+            if qd[k] > 0.0:
+                tau[k] -= params[STOP_DAMPING, k] * qd[k]
+        elif under > 0.0:
+            tau[k] += params[STOP_STIFFNESS, k] * under
+            if qd[k] < 0.0:
+                tau[k] -= params[STOP_DAMPING, k] * qd[k]
+
+
+@kernel
+def spring_energy(q, params):
+    """Return the limit stops' energy 1/2 sum k_stop p^2 (J) at q (nq,), p the penetration."""
+    springs = 0.0
+    for k in range(params.shape[1]):
+        if params[Q_INDEX, k] < 0.0:
+            continue
+        position = q[int(params[Q_INDEX, k])]
+        p = position - min(max(position, params[LOWER, k]), params[UPPER, k])
+        springs += params[STOP_STIFFNESS, k] * (p * p)
+    return 0.5 * springs
+
+
+@kernel
+def block_params(block, n):
+    """Return the parameter rows (NPARAMS, n), read-only, of a simulator's block (block_size)."""
+    return read_only(block[NCONTROL:NCONTROL + NPARAMS * n].reshape((NPARAMS, n)))
+
+
+@kernel(signatures=[STATUS(IN1, IN1, IN1, IN1, types.int64, OUT1)])
+def simulator_torques(q, qd, effort, block, stops_only, tau):
+    """
+    Write a simulator's joint torques (nv,) at q (nq,), qd (nv,) into ``tau``; return 0.
+
+    ``block``: the simulator's block (block_size). stops_only 0:
+    joint_torques_into with the effort (nv,) and the block's C_LIMITS; 1: the
+    stops' torques only (add_stop_torques, whatever C_LIMITS says).
+    """
+    params = block_params(block, qd.shape[0])
+    if stops_only:
+        tau[:] = 0.0
+        add_stop_torques(q, qd, params, tau)
+    else:
+        joint_torques_into(q, qd, effort, params, block[C_LIMITS] != 0.0, tau)
+    return 0
+
+
+@kernel(signatures=[STATUS(IN2, IN1, IN1, IN1, OUT1, OUT1)])
+def simulator_energy(model, q, qd, block, scratch, out):
+    """
+    Write a simulator's (E, T) (J, energy_terms) at q (nq,), qd (nv,) into out (2,); return 0.
+
+    ``block``: the simulator's block (parameter rows, C_LIMITS); ``scratch``
+    (nb (kinematics.NWORK + 12)) is overwritten, not the block's workspace
+    (a caller on another thread than the steps'). Simulator.energy.
+    """
+    nb = body_count(model)
+    params = block_params(block, qd.shape[0])
+    work = scratch[:nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
+    poses = scratch[nb * kinematics.NWORK:nb * (kinematics.NWORK + 12)].reshape((nb, 12))
+    out[0], out[1] = energy_terms(model, q, qd, params, block[C_LIMITS] != 0.0, work, poses)
+    return 0
+
+
+@kernel
+def block_size(n, nb, wrench_count):
+    """
+    Return the length of a simulator's block for n coordinates, nb bodies and wrench rows.
+
+    A block is one float array: control (NCONTROL), the parameter rows
+    (NPARAMS, n), the wrench rows (wrench_count, NWRENCH), then the scratch
+    arrays of ``advance`` (``block_parts``), so that a step allocates nothing.
+    n is nv; the two position-sized vectors get n + nb >= nq entries each
+    (a joint has at most one position coordinate more than velocities).
+    """
+    scratch = nb * (aba.NWORK + 6 + kinematics.NWORK + 12) + n * n + 9 * n + 2 * (n + nb)
+    return NCONTROL + NPARAMS * n + NWRENCH * wrench_count + scratch
+
+
+@kernel
+def block_parts(block, nq, n, nb):
+    """
+    Return views of a block: control, params, wrenches, workspace, q_next (nq,), qd_next (n,).
+
+    The workspace is the tuple ``advance`` takes: ABA/dense work (nb,
+    aba.NWORK), mass matrix (n, n), body forces (nb, 6), kinematics work (nb,
+    kinematics.NWORK), world poses (nb, 12), tau, the four RK4 slopes (n,),
+    a stage state q (nq,) and qd (n,), and the velocities of RK4's second
+    and third stages (n,). n is nv.
+    """
+    control = block[:NCONTROL]
+    wrench_count = int(control[C_WRENCHES])
+    start = NCONTROL
+    params = block[start:start + NPARAMS * n].reshape((NPARAMS, n))
+    start += NPARAMS * n
+    wrenches = block[start:start + NWRENCH * wrench_count].reshape((wrench_count, NWRENCH))
+    start += NWRENCH * wrench_count
+    work = block[start:start + nb * aba.NWORK].reshape((nb, aba.NWORK))
+    start += nb * aba.NWORK
+    mass = block[start:start + n * n].reshape((n, n))
+    start += n * n
+    fext = block[start:start + nb * 6].reshape((nb, 6))
+    start += nb * 6
+    kinematic_work = block[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
+    start += nb * kinematics.NWORK
+    poses = block[start:start + nb * 12].reshape((nb, 12))
+    start += nb * 12
+    vectors = block[start:start + 9 * n].reshape((9, n))
+    start += 9 * n
+    positions = block[start:start + 2 * nq].reshape((2, nq))
+    workspace = (work, mass, fext, kinematic_work, poses, vectors[0], vectors[1], vectors[2],
+                 vectors[3], vectors[4], positions[0], vectors[5], vectors[6], vectors[7])
+    return control, read_only(params), read_only(wrenches), workspace, positions[1], vectors[8]
+
+
+@kernel
+def body_forces_into(model, q, wrenches, kinematic_work, poses, fext):
+    """
+    Write the body forces (n, f) (nb, 6), body coordinates, of world-axis link wrenches at q.
+
+    A wrench [f; t] at a link origin o (world axes) acts on the link's body as
+    the moment t + (R o_b) x f about the body origin and the force f, both
+    rotated into body coordinates by R^T (R the body's world rotation, o_b the
+    link origin in body coordinates).
+    """
+    for i in range(fext.shape[0]):
+        for j in range(6):
+            fext[i, j] = 0.0
+    kinematics.transforms(model, q, kinematic_work)
+    kinematics.world_poses(model, kinematic_work, poses)
+    kinematics.add_link_wrenches(poses, wrenches, fext)
+
+
+@kernel
+def acceleration_into(model, q, qd, effort, params, wrenches, limits, dense, workspace, qdd,
+                      chain):
+    """
+    Write qdd under the current effort and wrenches into ``qdd``; return -1 or the singular index.
+
+    ABA (or the dense solve) sees read-only states and body forces: the
+    argument types of the batch kernels, whose compiled specialisations it
+    then shares (compile time). ``chain``: None (compiled away), or a closed
+    chain's data (loop_closures.chain_parts): then the KKT system.
+    """
+    work, mass, fext, kinematic_work, poses, tau = workspace[:6]
+    joint_torques_into(q, qd, effort, params, limits, tau)
+    if wrenches.shape[0] > 0:
+        body_forces_into(model, q, wrenches, kinematic_work, poses, fext)
+    q, qd, torque, forces = read_only(q), read_only(qd), read_only(tau), read_only(fext)
+    if chain is not None:
+        return kkt_acceleration_into(model, q, qd, torque, forces, chain, work, mass,
+                                     kinematic_work, poses, qdd)
+    if dense:
+        return dense_into(model, q, qd, torque, forces, work, mass, qdd)
+    return aba_into(model, q, qd, torque, forces, work, qdd)
+
+
+@kernel
+def advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense, workspace, q_next,
+            qd_next, chain):
+    """
+    Write the state one step of ``dt`` after (q, qd) into (q_next, qd_next).
+
+    RK4 or semi-implicit Euler (qd+ = qd + dt qdd, q+ = q (+) dt qd+) on
+    the manifold (module docstring). RKMK4 (body velocities, so the
+    brackets' signs are those of q' = q v): v_1 = qd, v_i = qd + h_i a_(i-1)
+    with a_i = FD(q_i, v_i) and q_1 = q, q_2 = q (+) dt/2 v_1,
+    q_3 = q (+) (dt/2 v_2 + dt^2/8 [v_1, v_2]), q_4 = q (+) dt v_3; then
+    q+ = q (+) (dt/6 (v_1 + 2 v_2 + 2 v_3 + v_4) + dt^2/12 [v_1, v_4]) and
+    qd+ = qd + dt/6 (a_1 + 2 a_2 + 2 a_3 + a_4). Return 0; 1 if the new state is not
+    finite; -(k + 1) if the mass matrix (with ``chain``: the KKT matrix) is
+    singular at index k.
+    """
+    k1, k2, k3, k4, qs, qds, v2, v3 = workspace[6:]
+    singular = acceleration_into(model, q, qd, effort, params, wrenches, limits, dense,
+                                 workspace, k1, chain)
+    if singular >= 0:
+        return -(singular + 1)
+    if not rk4:
+        velocity_stage(qd, dt, k1, qd_next)
+        integrate_into(model, q, qd_next, dt, q_next)
+    else:
+        h = 0.5 * dt
+        velocity_stage(qd, h, k1, v2)
+        integrate_into(model, q, qd, h, qs)
+        singular = acceleration_into(model, qs, v2, effort, params, wrenches, limits, dense,
+                                     workspace, k2, chain)
+        velocity_stage(qd, h, k2, v3)
+        for i in range(qd.shape[0]):
+            qds[i] = v2[i]
+        add_bracket(model, qd, v2, 0.25 * dt, qds)
+        integrate_into(model, q, qds, h, qs)
+        singular = max(singular, acceleration_into(model, qs, v3, effort, params, wrenches,
+                                                   limits, dense, workspace, k3, chain))
+        velocity_stage(qd, dt, k3, qds)   # v4
+        integrate_into(model, q, v3, dt, qs)
+        singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
+                                                   limits, dense, workspace, k4, chain))
+        if singular >= 0:
+            return -(singular + 1)
+        for i in range(qd.shape[0]):   # the mean velocity, in the order of the plain RK4's sum
+            v2[i] = qd[i] + 2.0 * v2[i] + 2.0 * v3[i] + qds[i]
+            qd_next[i] = qd[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+        add_bracket(model, qd, qds, 0.5 * dt, v2)
+        integrate_into(model, q, v2, dt / 6.0, q_next)
+    return DONE if finite_state(q_next, qd_next) else NON_FINITE
+
+
+@kernel
+def euler_state(q, qd, dt, qdd, q_next, qd_next):
+    """Write semi-implicit (symplectic) Euler's step: qd+ = qd + dt qdd, q+ = q + dt qd+."""
+    for i in range(q.shape[0]):
+        qd_next[i] = qd[i] + dt * qdd[i]
+        q_next[i] = q[i] + dt * qd_next[i]
+
+
+@kernel
+def stage_state(q, qd, h, slope_q, slope_qd, qs, qds):
+    """Write an RK4 stage's state (qs, qds) = (q + h slope_q, qd + h slope_qd)."""
+    for i in range(q.shape[0]):
+        qs[i] = q[i] + h * slope_q[i]
+        qds[i] = qd[i] + h * slope_qd[i]
+
+
+@kernel
+def velocity_stage(qd, h, qdd, out):
+    """Write an RK4 stage's velocity qd + h qdd into ``out``."""
+    for i in range(qd.shape[0]):
+        out[i] = qd[i] + h * qdd[i]
+
+
+@kernel
+def rk4_state(q, qd, dt, k1, k2, k3, k4, q_next, qd_next):
+    """
+    Write RK4's new state from the four slopes; q_next, qd_next hold qd2 and qd3 on entry.
+
+    q+ = q + dt/6 (qd + 2 qd2 + 2 qd3 + qd4), qd+ = qd + dt/6 (k1 + 2 k2 + 2 k3 + k4),
+    with qd4 = qd + dt k3 (the classical fourth-order Runge-Kutta on x = (q, qd)).
+    """
+    for i in range(q.shape[0]):
+        qd4 = qd[i] + dt * k3[i]
+        position = q[i] + dt / 6.0 * (qd[i] + 2.0 * q_next[i] + 2.0 * qd_next[i] + qd4)
+        velocity = qd[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+        q_next[i], qd_next[i] = position, velocity
+
+
+@kernel
+def finite_state(q, qd):
+    """Return True if every entry of the state q (nq,), qd (nv,) is finite."""
+    for i in range(q.shape[0]):
+        if not np.isfinite(q[i]):
+            return False
+    for i in range(qd.shape[0]):
+        if not np.isfinite(qd[i]):
+            return False
+    return True
+
+
+@kernel
+def total_energy(model, q, qd, params, limits, workspace):
+    """Return energy_terms (E, T) (J) on the block's kinematics work and poses."""
+    return energy_terms(model, q, qd, params, limits, workspace[3], workspace[4])
+
+
+@kernel
+def energy_terms(model, q, qd, params, limits, kinematic_work, poses):
+    """
+    Return (E, T) in J at q (nq,), qd (nv,): kinetic + potential + limit springs, kinetic.
+
+    The limit springs store 1/2 k_stop p^2 for the penetration p past a limit;
+    kinematic_work (nb, kinematics.NWORK) and poses (nb, 12) are overwritten.
+    """
+    kinetic = kinetic_energy_of(model, q, qd, kinematic_work)   # leaves the body transforms
+    total = kinetic + potential_energy_at(model, kinematic_work, poses)
+    if limits:
+        total += spring_energy(q, params)
+    return total, kinetic
+
+
+@kernel
+def has_input(effort, wrenches):
+    """Return True when any effort or wrench entry is nonzero (NaN counts as nonzero)."""
+    for k in range(effort.shape[0]):
+        if effort[k] != 0.0:
+            return True
+    for w in range(wrenches.shape[0]):
+        for j in range(WRENCH_FORCE, NWRENCH):
+            if wrenches[w, j] != 0.0:
+                return True
+    return False
+
+
+@kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, OUT1, types.int64)])
+def simulation_steps(model, q, qd, effort, block, count):
+    """
+    Advance (q, qd) in place by up to ``count`` steps, with the energy check after each.
+
+    ``block`` (block_size): the simulator's control array (settings and the
+    energy check's running state, updated, as is C_TIME), parameter rows
+    (NPARAMS, n), applied wrench rows (C_WRENCHES, NWRENCH) and scratch
+    space. With an input applied the energy reference is dropped (NaN);
+    without one it is taken from the state before the first step, and a step
+    whose total energy exceeds reference + tolerance max(1, |reference|)
+    (and, failing that, + tolerance max(1, |reference|, largest kinetic
+    energy since)) is refused. Return DONE; NON_FINITE or ENERGY_GREW, or
+    -(k + 1) for a singular mass matrix at k, with (q, qd) and the time at
+    the last good step.
+    """
+    return steps_of(model, q, qd, effort, block, count, None)
+
+
+@kernel(signatures=[STATUS(IN2, OUT1, OUT1, IN1, OUT1, types.int64)])
+def constrained_steps(model, q, qd, effort, block, count):
+    """
+    Advance a closed chain's (q, qd) in place by up to ``count`` steps, as simulation_steps.
+
+    ``block``: the simulator's block (block_size) followed by the chain's data
+    (loop_closures.chain_size: Baumgarte's alpha and beta, tolerances, lock
+    sign, passive joints, closures). Each stage solves the KKT system; after
+    each step the new configuration's singularity margin
+    (ClosedChain.singularity_margin) must be > 0, then the energy check runs.
+    Return DONE; NON_FINITE, LOCKED (the step reaches or crosses a singular
+    configuration) or ENERGY_GREW, or -(k + 1) when the KKT matrix is
+    singular (zero pivot at k), with (q, qd) and the time at the last good step.
+    """
+    n = qd.shape[0]
+    start = block_size(n, body_count(model), int(block[C_WRENCHES]))
+    return steps_of(model, q, qd, effort, block, count, chain_parts(block, start, n))
+
+
+@kernel
+def steps_of(model, q, qd, effort, block, count, chain):
+    """Run simulation_steps (``chain`` None) or constrained_steps (its chain data)."""
+    control, params, wrenches, workspace, q_next, qd_next = block_parts(
+        block, q.shape[0], qd.shape[0], body_count(model))
+    zero_body_forces(workspace)
+    forced = has_input(effort, wrenches)
+    for _ in range(count):
+        status = checked_step(model, q, qd, effort, forced, control, params, wrenches, workspace,
+                              q_next, qd_next, chain)
+        if status != DONE:
+            return status
+    return DONE
+
+
+@kernel
+def zero_body_forces(workspace):
+    """Zero the body forces of a block's workspace (set per stage only when wrenches apply)."""
+    fext = workspace[2]
+    for i in range(fext.shape[0]):
+        for j in range(6):
+            fext[i, j] = 0.0
+
+
+@kernel
+def checked_step(model, q, qd, effort, forced, control, params, wrenches, workspace, q_next,
+                 qd_next, chain):
+    """
+    Advance (q, qd) in place by one step of simulation_steps, with its checks; return a status.
+
+    The parts of a block (block_parts) are taken once by the caller, with the
+    body forces zeroed (zero_body_forces) and ``forced`` = has_input(effort,
+    wrenches): a rollout changes the effort every step and calls this per step.
+    """
+    dt = control[C_DT]
+    rk4, limits, dense = control[C_RK4] != 0.0, control[C_LIMITS] != 0.0, control[C_DENSE] != 0.0
+    status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
+                     workspace, q_next, qd_next, chain)
+    if status != DONE:
+        return status
+    if chain is not None and singular_configuration(model, q_next, qd_next, chain,
+                                                    workspace[3], workspace[4]):
+        return LOCKED
+    return accepted_step(model, q, qd, forced, control, params, limits, workspace, q_next,
+                         qd_next)
+
+
+@kernel
+def accepted_step(model, q, qd, forced, control, params, limits, workspace, q_next, qd_next):
+    """
+    Check the energy of the finite new state (q_next, qd_next), then take it; return a status.
+
+    checked_step's last part: with no input (``forced`` False) the step is
+    refused (ENERGY_GREW, (q, qd) kept) if its total energy exceeds the
+    reference; else (q, qd) = (q_next, qd_next) and the time advances.
+    """
+    dt, tolerance = control[C_DT], control[C_TOLERANCE]
+    if forced:
+        control[C_REFERENCE] = np.nan   # measured again once the input stops
+    else:
+        if np.isnan(control[C_REFERENCE]):
+            control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(
+                model, q, qd, params, limits, workspace)
+        energy, kinetic = total_energy(model, q_next, qd_next, params, limits, workspace)
+        control[C_ENERGY], control[C_KINETIC] = energy, kinetic
+        reference = control[C_REFERENCE]
+        scale = max(control[C_KINETIC_SCALE], kinetic)
+        control[C_KINETIC_SCALE] = scale
+        if energy > reference + tolerance * max(1.0, abs(reference)):
+            # the potential energy is zero at the root origin, so |E| can be ~0 while
+            # the arm swings hard: judge the growth also against the largest kinetic
+            # energy seen since the reference was taken (a first-order integrator's
+            # error scales with it)
+            if energy > reference + tolerance * max(1.0, abs(reference), scale):
+                return ENERGY_GREW
+        control[C_REFERENCE] = min(reference, energy)
+    for i in range(q.shape[0]):
+        q[i] = q_next[i]
+    for i in range(qd.shape[0]):
+        qd[i] = qd_next[i]
+    control[C_TIME] += dt
+    return DONE
+
+
+@kernel
+def state_copy(out, q, qd, nq, n):
+    """Copy the state entry's inputs q (nq,) and qd (n,) into out (nq + n,); return its views."""
+    state = carray(out, nq + n)
+    q_in, qd_in = state_at(q, nq), state_at(qd, n)
+    for i in range(nq):
+        state[i] = q_in[i]
+    for i in range(n):
+        state[nq + i] = qd_in[i]
+    return state[:nq], state[nq:]
+
+
+@state_entry
+def simulation_steps_entry(model, rows, n, q, qd, effort, extra, out):
+    """
+    Run simulation_steps from (q, qd) into out (nq + n,) = (q, qd) (_jit.STATE_ENTRY).
+
+    C pointers; n is nv, q has nq entries. ``extra`` is the simulator's
+    block (block_size), read and written, whose control holds C_COUNT, the
+    number of steps to take. The inputs are the simulator's validated state
+    and effort. Return simulation_steps' status; ``out`` then holds the last
+    good state.
+    """
+    m = model_at(model, rows)
+    control = carray(extra, NCONTROL)
+    block = carray(extra, block_size(n, rows - 1, int(control[C_WRENCHES])))
+    q_out, qd_out = state_copy(out, q, qd, nq_of(m), n)
+    return simulation_steps(m, q_out, qd_out, state_at(effort, n), block, int(control[C_COUNT]))
+
+
+@state_entry
+def constrained_steps_entry(model, rows, n, q, qd, effort, extra, out):
+    """
+    Run constrained_steps from (q, qd) into out (2 n,) = (q, qd) (C pointers, _jit.STATE_ENTRY).
+
+    ``extra`` is the simulator's block followed by the chain's data, as
+    simulation_steps_entry's. Return constrained_steps' status.
+    """
+    m = model_at(model, rows)
+    control = carray(extra, NCONTROL)
+    start = block_size(n, rows - 1, int(control[C_WRENCHES]))
+    header = carray(extra, start + NHEADER)[start:]
+    size = start + chain_size(n, int(header[K_CLOSURES]), int(header[K_ROWS]))
+    block = carray(extra, size)
+    state = carray(out, 2 * n)   # closed chains: one-dof joints only, nq = n
+    q_in, qd_in = state_at(q, n), state_at(qd, n)
+    for i in range(n):
+        state[i], state[n + i] = q_in[i], qd_in[i]
+    return constrained_steps(m, state[:n], state[n:], state_at(effort, n), block,
+                             int(control[C_COUNT]))
