@@ -66,7 +66,7 @@ def _singular_tolerance(reals: np.ndarray) -> float:
 
 class RobotModel(JointSpaceDynamics, FrameMethods, ConfigurationSpace):
     """
-    Rigid-body dynamics model of a robot built from a URDF.
+    Rigid-body dynamics model of a fixed-base robot built from a URDF.
 
     The algorithms' public methods live in mixins by concern:
     ``JointSpaceDynamics`` (model_dynamics.py), ``FrameMethods``

@@ -17,9 +17,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ros_dynamics import jacobian
-from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.runtime import as_array, check_status, empty
-from ros_dynamics.statecall import StateCall
 
 FRAMES = ('world_aligned', 'local', 'world')
 # per-link quantities: entry point and output shape (None: the Jacobian's, 6 x dof)
@@ -51,11 +49,10 @@ class FrameMethods:
         entry, out_shape = LINK_ENTRIES[kind]
         out_shape = out_shape or self._jacobian_shape
         call = calls.get(link)
-        if call is None:
-            ensure_compiled(entry)
+        if call is None:   # calls (this model's dict, read first) gets a call of this model
             frame = np.append(self._arrays.link_offset[link][0], float(body))
-            call = StateCall(entry.address, self._model, self._dof, len(states), out_shape,
-                             frame, self._nq)
+            call = self._calls.bind(entry, len(states), out_shape, extra=frame,
+                                    key=(kind, link))
             calls[link] = call
         out = np.empty(out_shape)
         check_status(call.into(out, *states), ('q', 'qd')[:len(states)], tuple(states))
