@@ -11,6 +11,8 @@ through it), and that results on an owned pool equal those of the default pool a
 single-state calls.
 """
 
+import multiprocessing
+import os
 import threading
 
 import numpy as np
@@ -83,6 +85,28 @@ def test_rollouts_on_an_owned_pool_equal_the_default(ur5):
     default = rollout(ur5, q, qd, effort)
     for a, b in zip(owned, default):
         np.testing.assert_array_equal(a, b)
+
+
+def two_threads_at_once(pool=None) -> int:
+    """Run two blocks that wait for each other (a barrier): 0 if two threads ran them."""
+    barrier = threading.Barrier(2, timeout=20)
+    return run_batch(lambda a, b: barrier.wait() * 0, 64, lambda a, b: (a, b), threads=2,
+                     pool=pool)
+
+
+def child(pool) -> None:
+    os._exit(two_threads_at_once(pool) + two_threads_at_once())   # owned, then default pool
+
+
+def test_pools_started_before_a_fork_run_batches_in_the_child():
+    """The parent's workers did not survive the fork: the child's batches start new ones."""
+    pool = BatchPool(threads=2)
+    assert two_threads_at_once(pool) == 0 and two_threads_at_once() == 0   # workers started
+    process = multiprocessing.get_context('fork').Process(target=child, args=(pool,))
+    process.start()
+    process.join(timeout=60)
+    assert process.exitcode == 0
+    pool.close()
 
 
 @pytest.mark.parametrize('threads', [0, -2, 1.5, True, 'two'])
