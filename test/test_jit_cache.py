@@ -55,7 +55,7 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
     # the cache complete and says so in warming.log. The process runs in a directory holding
     # another package named ros_dynamics (a source checkout's root, say): the warmer must
     # warm the copy its process runs, not that one (it did, python -c importing from its cwd)
-    (index,) = tmp_path.glob(f'*/ros_dynamics/kernels/energy.{ENERGY_ENTRY}-*.nbi')
+    (index,) = tmp_path.glob(f'*/ros_dynamics.kernels/energy.{ENERGY_ENTRY}-*.nbi')
     index.unlink()
     marker.unlink()
     decoy = tmp_path / 'checkout'
