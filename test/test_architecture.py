@@ -22,23 +22,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / 'ros_dynamics'
 MAX_LINES = 600
 
-# (module, reach) pairs that remain from before the runtime layer: each is a module using
-# another module's private name; the architecture issue removes them
-KNOWN_PRIVATE_REACHES = {
-    ('model/regressor.py', 'robot._as_batch'),
-    ('model/regressor.py', 'robot._bind'),
-    ('model/regressor.py', 'robot._check_status'),
-    ('model/regressor.py', 'robot._ints'),
-    ('model/regressor.py', 'robot._model'),
-    ('model/regressor.py', 'robot._regressor_call'),
-    ('model/regressor.py', 'robot._states'),
-    ('model/operational_space.py', 'robot._solve_mass_rows'),
-    ('rollouts/rollout.py', 'robot._model'),
-    ('rollouts/rollout.py', 'template._block'),
-    ('rollouts/rollout.py', 'template._params'),
-    ('simulation/simulator.py', 'self.robot._model'),
-    ('simulation/simulator.py', 'self.robot._raise_singular'),
-}
+# (module, reach) pairs of a module using another module's private name: none remain (the
+# runtime layer's public API replaced them); the list stays as the place to see it
+KNOWN_PRIVATE_REACHES = set()
 # private names of other libraries (numba, os) and of the module's own class on another
 # instance of it: not reaches across this package's modules
 NOT_REACHES = {
@@ -48,7 +34,7 @@ NOT_REACHES = {
     ('model/robot.py', 'model._singular_tolerance'),
 }
 # modules over MAX_LINES lines, to be split
-KNOWN_LONG = {'model/robot.py'}
+KNOWN_LONG = set()
 
 
 def private_reaches(path: pathlib.Path) -> set:

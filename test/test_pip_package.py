@@ -34,7 +34,8 @@ def test_missing_extension_warns_exactly_once(tmp_path):
             'with warnings.catch_warnings(record=True) as caught:\n'
             "    warnings.simplefilter('always')\n"
             '    import ros_dynamics\n'
-            '    from ros_dynamics import statecall, RobotModel\n'
+            '    from ros_dynamics import RobotModel\n'
+            '    from ros_dynamics.runtime import statecall\n'
             "    RobotModel.from_urdf_file('urdf/planar_2r.urdf')\n"
             'assert statecall.StateCall is statecall.CtypesStateCall\n'
             'for w in caught:\n'

@@ -29,7 +29,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ros_dynamics.kernels import aba
 from ros_dynamics.runtime.batches import as_array
+from ros_dynamics.runtime.jit import ensure_compiled
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,22 @@ def _task_axes(axes: Optional[Sequence[int]]) -> tuple:
     return chosen
 
 
+def solve_mass_rows(robot, mass: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """
+    Return M^-1 applied to each row of ``rows`` (m, nv), by one Cholesky factor of M (nv, nv).
+
+    ``mass`` is ``robot.mass_matrix(q)``; a dense Cholesky factor (aba.solve_mass_rows).
+    Raises SingularMassMatrixError naming the joint when M is not positive definite.
+    """
+    ensure_compiled(aba.solve_mass_rows)
+    out = np.empty(rows.shape)
+    singular = aba.solve_mass_rows(robot.packed, mass, np.ascontiguousarray(rows),
+                                   np.empty(mass.shape), out)
+    if singular >= 0:
+        raise robot.singular_mass_error(singular, coordinate=True)
+    return out
+
+
 def operational_space(robot, q, qd, link: str, frame: str = 'world_aligned',
                       axes: Optional[Sequence[int]] = None,
                       reference_link: Optional[str] = None,
@@ -124,7 +142,7 @@ def operational_space(robot, q, qd, link: str, frame: str = 'world_aligned',
     mass = robot.mass_matrix(q)
     gravity = robot.gravity_torques(q)
     coriolis = robot.bias_torques(q, qd) - gravity
-    m_inv_jt = robot._solve_mass_rows(mass, jac).T
+    m_inv_jt = solve_mass_rows(robot, mass, jac).T
     lambda_inv = jac @ m_inv_jt
     lambda_inv = 0.5 * (lambda_inv + lambda_inv.T)
     eigenvalues, vectors = np.linalg.eigh(lambda_inv)

@@ -14,7 +14,9 @@ import numpy as np
 from ros_dynamics.kernels.regressor import (armature_columns, friction_columns,
                                             PARAMETERS_PER_BODY, regressor_batch,
                                             regressor_entry)
-from ros_dynamics.runtime.batches import run_batch
+from ros_dynamics.model.floating_base import check_rotations, rotation_slices
+from ros_dynamics.runtime.batches import check_status, run_batch
+from ros_dynamics.runtime.jit import ensure_compiled
 
 
 def joint_torque_regressor(robot, q, qd, qdd, friction: bool = False, armature: bool = False,
@@ -31,31 +33,33 @@ def joint_torque_regressor(robot, q, qd, qdd, friction: bool = False, armature: 
     reflected rotor inertia, kg m^2). p = 10 nb [+ 3 dof] [+ dof]. Without
     friction and armature, Y theta = ``robot.inverse_dynamics(q, qd, qdd)``.
     """
-    from ros_dynamics.runtime.jit import ensure_compiled
     if not friction_velocity > 0.0:
         raise ValueError(f'friction_velocity: must be > 0 (rad/s), got {friction_velocity!r}')
-    nb = robot._ints.shape[0]
+    calls = robot.state_calls   # bound to the packed model of this call (calls.model)
     if not (friction or armature):   # one state of float64 vectors: the compiled entry
-        y = robot._regressor_call(q, qd, qdd)
+        call = calls.find(regressor_entry)
+        y = None if call is None else call(q, qd, qdd)
         if y is not None:
             return y
     names = ('q', 'qd', 'qdd')
-    q, qd, qdd = robot._states(names, q, qd, qdd)
+    q, qd, qdd = robot.validated_states(names, q, qd, qdd)
+    nb = calls.model.shape[0] - 1
     single = q.ndim == 1
+    if single and robot.nq != robot.nv:   # a zero quaternion or (cos, sin): the error naming it
+        check_rotations(rotation_slices(robot), q)
     if single and nb:
-        call = robot._bind('_regressor_call', regressor_entry, 3,
-                           (robot.dof, PARAMETERS_PER_BODY * nb))
+        call = calls.bind(regressor_entry, 3, (robot.dof, PARAMETERS_PER_BODY * nb))
         y = np.empty((robot.dof, PARAMETERS_PER_BODY * nb))
-        robot._check_status(call.into(y, q, qd, qdd), names, (q, qd, qdd))
+        check_status(call.into(y, q, qd, qdd), names, (q, qd, qdd))
         if not (friction or armature):
             return y
-    bq, bqd, bqdd = robot._as_batch(names, q, qd, qdd)
+    bq, bqd, bqdd = (a.reshape(1, a.shape[-1]) if single else a for a in (q, qd, qdd))
     out = np.empty((bq.shape[0], robot.dof, PARAMETERS_PER_BODY * nb))
     if single and nb:
         out[0] = y
     elif nb:
         ensure_compiled(regressor_batch)
-        model = robot._model
+        model = calls.model
         run_batch(regressor_batch, bq.shape[0],
                   lambda a, b: (model, bq[a:b], bqd[a:b], bqdd[a:b], out[a:b]))
     blocks = [out]

@@ -21,7 +21,7 @@ import numpy as np
 from ros_dynamics.kernels import integrators
 from ros_dynamics.kernels.rollout import ground_rollout_batch, rollout_batch, rollout_lanes_batch
 from ros_dynamics.model.robot import RobotModel
-from ros_dynamics.runtime.batches import run_batch
+from ros_dynamics.runtime.batches import BatchPool, run_batch
 from ros_dynamics.runtime.jit import ensure_compiled
 from ros_dynamics.runtime.lanes import LANES
 from ros_dynamics.simulation.simulator import SimulationDiverged, Simulator
@@ -57,7 +57,8 @@ def _gain_matrix(value, name: str, dof: int) -> np.ndarray:
 def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
             steps: Optional[int] = None, integrator: Optional[str] = None, *, kp=None, kd=None,
             q_ref=None, qd_ref=None, threads: Optional[int] = None,
-            allow_divergence: bool = False, **options) -> tuple:
+            allow_divergence: bool = False, pool: Optional[BatchPool] = None,
+            **options) -> tuple:
     """
     Simulate B rollouts of ``steps`` steps of ``dt`` and return the states (q, qd).
 
@@ -94,7 +95,9 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     no input, singular mass matrix) raises SimulationDiverged naming it, or
     with ``allow_divergence`` keeps its states up to there and NaN after.
     ``threads`` caps the worker threads (default: ROS_DYNAMICS_THREADS or
-    the cores; a block of at least 16 rollouts per thread). Models with
+    the cores; a block of at least 16 rollouts per thread); ``pool``: the
+    runtime.BatchPool to run on (default: the one entered with ``with pool:``
+    in this thread, else the shared one). Models with
     floating, planar or ball joints run one rollout at a time (the vector
     lanes hold one-dof models only).
     """
@@ -143,18 +146,19 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     omega = 1.0 / (10.0 * template.dt)
     inertia = np.maximum(np.diagonal(robot.mass_matrix(q0).reshape(batch, dof, dof),
                                      axis1=1, axis2=2), 1e-6)
-    params = np.repeat(template._params[None], batch, axis=0)
+    block = template.block   # control, then the parameter rows (integrators.block_size)
+    params = block[integrators.NCONTROL:integrators.NCONTROL + integrators.NPARAMS * dof]
+    params = np.repeat(params.reshape(1, integrators.NPARAMS, dof), batch, axis=0)
     params[:, integrators.STOP_STIFFNESS] = inertia * omega ** 2
     params[:, integrators.STOP_DAMPING] = 2.0 * inertia * omega
     limit = np.ascontiguousarray(robot.effort_limit, dtype=float)
     q_out, qd_out = np.empty((batch, steps + 1, nq)), np.empty((batch, steps + 1, dof))
     outcome = np.empty(batch)
-    block = template._block
 
     def rows(start: int, stop: int) -> tuple:
         def part(array):
             return array if array.shape[0] == 1 else array[start:stop]
-        return (robot._model, q0[start:stop], qd0[start:stop], part(feedforward),
+        return (robot.packed, q0[start:stop], qd0[start:stop], part(feedforward),
                 params[start:stop], limit, gains, part(q_ref), part(qd_ref), block,
                 q_out[start:stop], qd_out[start:stop], outcome[start:stop])
 
@@ -163,7 +167,8 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     kernel = rollout_lanes_batch if lanes else rollout_batch   # ABA: 4 rollouts at once
     kernel = kernel if template.ground is None else ground_rollout_batch
     ensure_compiled(kernel)
-    status = run_batch(kernel, batch, rows, threads, blocks_per_thread=10, multiple=LANES)
+    status = run_batch(kernel, batch, rows, threads, blocks_per_thread=10, multiple=LANES,
+                       pool=pool)
     if status and not allow_divergence:
         b = int(np.argmax(outcome < steps))
         k = int(outcome[b])

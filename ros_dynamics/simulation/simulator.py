@@ -227,13 +227,16 @@ class Simulator:
             self._offset, self._sigmoid.T, self._coordinates.qindex]))
         self._new_block()
 
+    block = property(lambda self: self._block, doc="""The compiled step's block (rollouts read it):
+        integrators.block_size's control, parameter rows, wrench rows, scratch; never write it.""")
+
     def _new_block(self) -> None:
         """Lay out the compiled step's block (integrators.block_size): control, rows, scratch."""
         if not (hasattr(self, '_params') and hasattr(self, '_wrench_rows')):
             return
         n, wrench_count = self.robot.dof, self._wrench_rows.shape[0]
         self._control[integrators.C_WRENCHES] = wrench_count
-        body_count = self.robot._model.shape[0] - 1
+        body_count = self.robot.packed.shape[0] - 1
         size = integrators.block_size.py_func(n, body_count, wrench_count)
         start = size
         if self._chain is not None:   # the closed chain's data follow (loop_closures)
@@ -410,7 +413,7 @@ class Simulator:
         a closed chain).
         """
         call = self._step_call
-        if count != 1 or call is None or self._step_model is not self.robot._model:
+        if count != 1 or call is None or self._step_model is not self.robot.packed:
             self._steps(count)
             return
         # one step through the bound C callback (~0.1 us a call, _jit.StateCall): the
@@ -429,10 +432,10 @@ class Simulator:
             steps = steps if self.ground is None else ground_kernel.ground_steps
             ensure_compiled(steps)
             q, qd = self.q.copy(), self.qd.copy()
-            status = steps(self.robot._model, q, qd, self.effort, self._block, int(count))
+            status = steps(self.robot.packed, q, qd, self.effort, self._block, int(count))
         else:   # the C callback
             call = self._step_call
-            if call is None or self._step_model is not self.robot._model:
+            if call is None or self._step_model is not self.robot.packed:
                 call = self._bind_step()
             self._control[integrators.C_COUNT] = count
             out = np.empty(self._state_shape)
@@ -451,7 +454,7 @@ class Simulator:
                  else integrators.constrained_steps_entry)
         entry = entry if self.ground is None else ground_kernel.ground_steps_entry
         ensure_compiled(entry)
-        self._step_model = model = self.robot._model
+        self._step_model = model = self.robot.packed
         self._step_call = StateCall(entry.address, model, self.robot.dof, 3,
                                     self._state_shape, self._block, self.robot.nq)
         return self._step_call
@@ -477,10 +480,7 @@ class Simulator:
                 f'{control[integrators.C_ENERGY]:.6g} J with no input (dt = {self._dt} s too '
                 'large?); kept the last good state')
         if status < 0:
-            try:
-                self.robot._raise_singular(-status - 1)
-            except ValueError as error:
-                message = str(error)
+            message = str(self.robot.singular_mass_error(-status - 1))
         else:
             message = 'the state became non-finite'
         raise SimulationDiverged(f'{where} (dt = {self._dt} s): {message}; kept the last good '
@@ -502,7 +502,7 @@ class Simulator:
         # the kernel straight away: every step of an unforced run checks the energy, and
         # the public methods' argument checks cost more than the kernel
         out = np.empty(2)
-        integrators.simulator_energy(self.robot._model, q, qd, self._block, self._scratch, out)
+        integrators.simulator_energy(self.robot.packed, q, qd, self._block, self._scratch, out)
         self._kinetic = out[1]
         return float(out[0])
 
