@@ -122,9 +122,9 @@ def link_wrench_rows(wrenches: Mapping, attachment: Callable, name: str) -> tupl
     (rows, {link: (6,) array}); one implementation for RobotModel and the
     Simulator (add_link_wrenches turns the rows into body forces).
     """
-    if not isinstance(wrenches, Mapping):
+    if type(wrenches) is not dict and not isinstance(wrenches, Mapping):   # dict: cheaper
         raise ValueError(f'{name}: expected a mapping link name -> [fx, fy, fz, tx, ty, tz]')
-    rows, validated = [], {}
+    rows, validated = [], dict(wrenches)
     for link, wrench in wrenches.items():
         body, offset = attachment(link)
         wrench = as_array(wrench, f'{name}[{link!r}]')

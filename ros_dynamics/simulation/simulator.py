@@ -333,8 +333,11 @@ class Simulator:
     def set_wrenches(self, wrenches: Optional[Mapping] = None) -> None:
         """Apply external wrenches {link: [f; t]} (world axes, at the link origin); None clears."""
         # ValueError for an unknown link or a bad wrench (kinematics.link_wrench_rows)
+        wrenches = wrenches or {}
+        if not isinstance(wrenches, dict):   # any mapping, or (link, wrench) pairs
+            wrenches = dict(wrenches)
         self._wrench_rows, self._wrenches = kinematics.link_wrench_rows(
-            dict(wrenches or {}), self.robot.link_attachment, 'wrenches')
+            wrenches, self.robot.link_attachment, 'wrenches')
         self._new_block()
 
     @property
