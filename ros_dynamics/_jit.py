@@ -111,14 +111,16 @@ def kernel_sources(package: Optional[Path] = None) -> Dict[str, str]:
     Return the modules that define kernels: {path relative to the package: sha256 of its bytes}.
 
     ``package`` is the directory of a copy of the package (default: this
-    one). A module counts if it defines a kernel (``@kernel``) or compiles
-    them (``_jit.py``, ``_lanes.py``).
+    one). A module counts if it defines a kernel (``@kernel``), compiles
+    them (``_jit.py``, ``_lanes.py``) or declares the columns they freeze as
+    constants (``layouts.py``).
     """
     root = PACKAGE_ROOT if package is None else Path(package)
     sources = {}
     for path in sorted(root.rglob('*.py')):   # subpackages too (actuators/)
         source = path.read_bytes()
-        if path.name in ('_jit.py', '_lanes.py') or b'\n@kernel' in source:   # and the types
+        compiling = path.name in ('_jit.py', '_lanes.py', 'layouts.py')   # the types, the columns
+        if compiling or b'\n@kernel' in source:
             sources[path.relative_to(root).as_posix()] = hashlib.sha256(source).hexdigest()
     return sources
 

@@ -38,9 +38,9 @@ as MuJoCo's free joint), for the ground contact's time stepping
 import math
 
 from ros_dynamics._jit import IN2, kernel, OUT2, STATUS
-from ros_dynamics.joints import (body_count, COL_JTYPE, COL_NQ, FREE_FLYER, nq_of, nv_of,
-                                 PLANAR, position_index, quaternion_rotation, SPHERICAL,
-                                 velocity_index)
+from ros_dynamics.joints import (body_count, FREE_FLYER, nq_of, nv_of, PLANAR, position_index,
+                                 quaternion_rotation, SPHERICAL, velocity_index)
+from ros_dynamics.layouts import COL_JOINT_NQ, COL_JTYPE
 
 SMALL_ANGLE = 1e-4   # rad: below it the series of the exp's coefficients
 
@@ -142,7 +142,7 @@ def integrate_on(model, q, v, h, out, mixed):
             out[k] = q[k] + h * v[k]
         return False
     for i in range(body_count(model)):
-        if model[i, COL_NQ] == 0.0:   # a mimic follower owns no coordinate
+        if model[i, COL_JOINT_NQ] == 0.0:   # a mimic follower owns no coordinate
             continue
         jtype = model[i, COL_JTYPE]
         k, m = position_index(model, i), velocity_index(model, i)
@@ -206,8 +206,8 @@ def add_bracket(model, a, b, c, out):
         return
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
-        if model[i, COL_NQ] == 0.0 or not (jtype == FREE_FLYER or jtype == SPHERICAL
-                                           or jtype == PLANAR):
+        if model[i, COL_JOINT_NQ] == 0.0 or not (jtype == FREE_FLYER or jtype == SPHERICAL
+                                                 or jtype == PLANAR):
             continue
         m = velocity_index(model, i)
         if jtype == PLANAR:
@@ -264,7 +264,7 @@ def add_transport(model, v, h, out):
         return
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
-        if model[i, COL_NQ] == 0.0:
+        if model[i, COL_JOINT_NQ] == 0.0:
             continue
         m = velocity_index(model, i)
         if jtype == FREE_FLYER:
@@ -290,7 +290,7 @@ def rotate_back(model, h, v):
         return
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
-        if model[i, COL_NQ] == 0.0:
+        if model[i, COL_JOINT_NQ] == 0.0:
             continue
         m = velocity_index(model, i)
         if jtype == FREE_FLYER:

@@ -32,15 +32,15 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from ros_dynamics import (aba, centroidal, coriolis, crba, energy, floating_base, jacobian,
-                          kinematics, manifold, rnea)
+                          kinematics, layouts, manifold, rnea)
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.actuators import friction as friction_kernels
 from ros_dynamics.actuators.description import actuator_parameters, transmissions_of
 from ros_dynamics.actuators.parameters import ActuatorParameters
 from ros_dynamics.exceptions import SingularMassMatrixError
-from ros_dynamics.joints import (COL_ARMATURE, IBAR, INERTIA_COLUMNS, JOINT_NQ, JOINT_NV, MASS,
-                                 MIMIC_GAIN, MIMIC_OFFSET, NACTUATOR, neutral_positions, pack,
-                                 QINDEX, VINDEX)
+from ros_dynamics.joints import INERTIA_COLUMNS, neutral_positions, pack
+from ros_dynamics.layouts import (COL_ARMATURE, IBAR, JOINT_NQ, JOINT_NV, MASS, MIMIC_GAIN,
+                                  MIMIC_OFFSET, NACTUATOR, QINDEX, VINDEX)
 from ros_dynamics.model_build import build_model_arrays, limits
 from ros_dynamics.payload import (body_inertia_row, Payload, payload_of, validated_parts,
                                   with_body_inertia)
@@ -713,8 +713,8 @@ class RobotModel:
                 raise ValueError(f'external_wrenches[{link!r}]: expected 6 finite numbers '
                                  f'[force; torque], got {wrench!r}')
             if body >= 0:   # a wrench on the fixed root is taken by the base
-                rows.append(np.concatenate([[body], self._arrays.link_offset[link][0, 9:],
-                                            wrench]))
+                origin = layouts.POSE_LAYOUT.view(self._arrays.link_offset[link][0], 'P')
+                rows.append(layouts.wrench_row(body, origin, wrench))
         return np.array(rows) if rows else None
 
     def _run_states(self, batch: Callable, wrenches: Optional[np.ndarray], states: tuple,
@@ -1038,8 +1038,8 @@ class RobotModel:
         body = self._body_of(link)
         offset = np.eye(4)
         values = self._arrays.link_offset[link][0]
-        offset[:3, :3] = values[:9].reshape(3, 3)
-        offset[:3, 3] = values[9:12]
+        offset[:3, :3] = layouts.POSE_LAYOUT.view(values, 'R').reshape(3, 3)
+        offset[:3, 3] = layouts.POSE_LAYOUT.view(values, 'P')
         return body, offset
 
     def _single(self, value, name: str) -> np.ndarray:

@@ -18,9 +18,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ros_dynamics.exceptions import URDFError
-from ros_dynamics.joints import (AXIS, FIRST_MOMENT, IBAR, JOINT_NQ, JOINT_NV, JOINT_TYPES,
-                                 JTYPE, MASS, MIMIC_GAIN, MIMIC_OFFSET, NINT, NREAL, PARENT,
-                                 QINDEX, TREE_P, TREE_R, VINDEX)
+from ros_dynamics.joints import JOINT_TYPES
+from ros_dynamics.layouts import (AXIS, FIRST_MOMENT, IBAR, JOINT_NQ, JOINT_NV, JTYPE, MASS,
+                                  MIMIC_GAIN, MIMIC_OFFSET, NINT, NREAL, PARENT, QINDEX, TREE_P,
+                                  TREE_R, VINDEX)
 from ros_dynamics.urdf import JointSpec, RobotSpec
 
 

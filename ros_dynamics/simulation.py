@@ -38,7 +38,7 @@ in Python.
 from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
-from ros_dynamics import energy as energy_kernels, integrators, loop_closures
+from ros_dynamics import energy as energy_kernels, integrators, layouts, loop_closures
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics.closed_chain import ClosedChain, ConstraintSingularity
 from ros_dynamics.contacts import ground as ground_contact, ground_kernel
@@ -115,9 +115,9 @@ class Simulator:
         self._lock_sign = 1.0
         self._chain = None if closures is None else self._chain_data(closures)
         # the compiled step's settings and energy-check state (integrators.py), with the time
-        self._control = np.zeros(integrators.NCONTROL)
-        self._control[integrators.C_DENSE] = robot.has_mimic   # ABA has no mimic step
-        self._control[integrators.C_LIMITS] = bool(limits)
+        self._control = np.zeros(layouts.NCONTROL)
+        self._control[layouts.C_DENSE] = robot.has_mimic   # ABA has no mimic step
+        self._control[layouts.C_LIMITS] = bool(limits)
         self.dt = dt
         self.integrator = integrator
         actuators = robot.actuators
@@ -163,7 +163,7 @@ class Simulator:
         if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0.0):
             raise ValueError(f'dt: expected a positive step in s, got {value!r}')
         self._dt = float(value)
-        self._control[integrators.C_DT] = self._dt
+        self._control[layouts.C_DT] = self._dt
         if hasattr(self, '_stop_stiffness'):
             self._tune_stops()
 
@@ -180,7 +180,7 @@ class Simulator:
             raise ValueError(
                 f'energy_tolerance: expected a positive number or None, got {value!r}')
         self._energy_tolerance = None if value is None else float(value)
-        self._control[integrators.C_TOLERANCE] = self.energy_tolerance
+        self._control[layouts.C_TOLERANCE] = self.energy_tolerance
 
     @property
     def integrator(self) -> str:
@@ -195,7 +195,7 @@ class Simulator:
         self._integrator = value
         self._control[integrators.C_RK4] = value == 'rk4'
         if hasattr(self, '_energy_tolerance'):
-            self._control[integrators.C_TOLERANCE] = self.energy_tolerance
+            self._control[layouts.C_TOLERANCE] = self.energy_tolerance
 
     def _coefficients(self, value, urdf: np.ndarray, name: str) -> np.ndarray:
         """Return per-joint coefficients: True = the URDF's, False = none, or given values."""
@@ -237,24 +237,25 @@ class Simulator:
         the body (the link's offset composed with the closure's offset and rotation).
         """
         robot = self.robot
-        header = np.zeros(loop_closures.NHEADER)
-        header[loop_closures.K_CLOSURES] = len(chain.closures)
-        header[loop_closures.K_ROWS] = chain.m
-        header[loop_closures.K_ALPHA], header[loop_closures.K_BETA] = self._baumgarte
-        header[loop_closures.K_RANK_TOLERANCE] = chain.rank_tolerance
-        header[loop_closures.K_LOCK_TOLERANCE] = chain.lock_tolerance
-        header[loop_closures.K_LOCK_SIGN] = self._lock_sign
-        rows = np.zeros((len(chain.closures), loop_closures.NCLOSURE))
+        header = np.zeros(layouts.NCLOSURE_HEADER)
+        header[layouts.K_CLOSURES] = len(chain.closures)
+        header[layouts.K_ROWS] = chain.m
+        header[layouts.K_ALPHA], header[layouts.K_BETA] = self._baumgarte
+        header[layouts.K_RANK_TOLERANCE] = chain.rank_tolerance
+        header[layouts.K_LOCK_TOLERANCE] = chain.lock_tolerance
+        header[layouts.K_LOCK_SIGN] = self._lock_sign
+        rows = np.zeros((len(chain.closures), layouts.NCLOSURE))
         for row, closure in zip(rows, chain.closures):
-            for column, link, offset, rotation in (
-                    (loop_closures.R_BODY_A, closure.link_a, closure.offset_a, closure.rotation_a),
-                    (loop_closures.R_BODY_B, closure.link_b, closure.offset_b,
-                     closure.rotation_b)):
-                row[column], frame = robot.link_attachment(link)
+            fields = layouts.CLOSURE_LAYOUT.fields(row)
+            for side, link, offset, rotation in (
+                    ('A', closure.link_a, closure.offset_a, closure.rotation_a),
+                    ('B', closure.link_b, closure.offset_b, closure.rotation_b)):
+                fields['BODY_' + side][0], frame = robot.link_attachment(link)
+                pose = layouts.POSE_LAYOUT.fields(fields['FRAME_' + side])
                 rot = frame[:3, :3]
-                row[column + 1:column + 10] = (rot @ rotation).ravel()
-                row[column + 10:column + 13] = frame[:3, 3] + rot @ offset
-            row[loop_closures.R_ROWS + np.array(closure.rows)] = 1.0
+                pose['R'][:] = (rot @ rotation).ravel()
+                pose['P'][:] = frame[:3, 3] + rot @ offset
+            fields['ROWS'][np.array(closure.rows)] = 1.0
         return np.concatenate([header, self._passive.astype(float), rows.ravel()])
 
     def _new_block(self) -> None:
@@ -262,7 +263,7 @@ class Simulator:
         if not (hasattr(self, '_params') and hasattr(self, '_wrench_rows')):
             return
         n, wrench_count = self.robot.dof, self._wrench_rows.shape[0]
-        self._control[integrators.C_WRENCHES] = wrench_count
+        self._control[layouts.C_WRENCHES] = wrench_count
         size = integrators.block_size.py_func(n, self.robot._model.shape[0] - 1, wrench_count)
         start = size
         if self._chain is not None:   # the closed chain's data follow (loop_closures)
@@ -276,8 +277,8 @@ class Simulator:
             block[start:start + self._chain.size] = self._chain
             self._chain = block[start:start + self._chain.size]   # seen by the step
         self._block = block
-        self._control = block[:integrators.NCONTROL]   # one array, seen by both calls
-        self._control[integrators.C_COUNT] = 1
+        self._control = block[:layouts.NCONTROL]   # one array, seen by both calls
+        self._control[layouts.C_COUNT] = 1
         self._step_call = None   # bound again to the new block on the next step
         self._state_shape = (self.robot.nq + self.robot.dof,)
 
@@ -300,11 +301,11 @@ class Simulator:
     @property
     def t(self) -> float:
         """Return the simulated time (s)."""
-        return float(self._control[integrators.C_TIME])
+        return float(self._control[layouts.C_TIME])
 
     @t.setter
     def t(self, value: float) -> None:
-        self._control[integrators.C_TIME] = value
+        self._control[layouts.C_TIME] = value
 
     def reset(self) -> None:
         """Return to the initial state at t = 0 (inputs are kept)."""
@@ -333,11 +334,11 @@ class Simulator:
 
     def _new_state(self) -> None:
         ground_contact.restart(self._ground, self.robot.nv)   # no warm start from another state
-        self._control[integrators.C_REFERENCE] = self.energy()
-        self._control[integrators.C_KINETIC_SCALE] = self._kinetic
+        self._control[layouts.C_REFERENCE] = self.energy()
+        self._control[layouts.C_KINETIC_SCALE] = self._kinetic
         if self.closures is not None:
             self._lock_sign = self.closures.lock_orientation(self.q)
-            self._chain[loop_closures.K_LOCK_SIGN] = self._lock_sign
+            self._chain[layouts.K_LOCK_SIGN] = self._lock_sign
 
     def set_effort(self, effort) -> None:
         """
@@ -366,10 +367,10 @@ class Simulator:
                 raise ValueError(f'wrenches[{link!r}]: expected 6 finite values [force; torque]')
             wrenches[link] = wrench
             if body >= 0:   # a wrench on the fixed root is taken by the base
-                rows.append(np.concatenate([[body], frame[:3, 3], wrench]))
+                rows.append(layouts.wrench_row(body, frame[:3, 3], wrench))
         self._wrenches = wrenches
-        # the same, as rows for the compiled step (integrators.WRENCH_*)
-        self._wrench_rows = np.array(rows).reshape(len(rows), integrators.NWRENCH)
+        # the same, as rows for the compiled step (layouts.WRENCH_LAYOUT)
+        self._wrench_rows = np.array(rows).reshape(len(rows), layouts.NWRENCH)
         self._new_block()
 
     @property
@@ -467,12 +468,12 @@ class Simulator:
             call = self._step_call
             if call is None or self._step_model is not self.robot._model:
                 call = self._bind_step()
-            self._control[integrators.C_COUNT] = count
+            self._control[layouts.C_COUNT] = count
             out = np.empty(self._state_shape)
             try:
                 status = call.into(out, self.q, self.qd, self.effort)
             finally:
-                self._control[integrators.C_COUNT] = 1   # what step()'s fast path expects
+                self._control[layouts.C_COUNT] = 1   # what step()'s fast path expects
             q, qd = out[:self._nq], out[self._nq:]
         self.q, self.qd = q, qd
         if status != integrators.DONE:
@@ -506,8 +507,8 @@ class Simulator:
         if status == integrators.ENERGY_GREW:
             control = self._control
             raise SimulationDiverged(
-                f'{where}: energy grew from {control[integrators.C_REFERENCE]:.6g} J to '
-                f'{control[integrators.C_ENERGY]:.6g} J with no input (dt = {self._dt} s too '
+                f'{where}: energy grew from {control[layouts.C_REFERENCE]:.6g} J to '
+                f'{control[layouts.C_ENERGY]:.6g} J with no input (dt = {self._dt} s too '
                 'large?); kept the last good state')
         if status < 0:
             try:

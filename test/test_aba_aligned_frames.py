@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from ros_dynamics import RobotModel
-from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_R, aligned_columns, axis_alignment,
-                                 INERTIA_COLUMNS, NCOL)
+from ros_dynamics.joints import aligned_columns, axis_alignment, INERTIA_COLUMNS
+from ros_dynamics.layouts import ALIGN_FIRST_MOMENT, ALIGN_R, NCOL
 from ros_dynamics.payload import with_body_inertia
 from ros_dynamics.urdf import parse_urdf_string
 

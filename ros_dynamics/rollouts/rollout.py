@@ -18,7 +18,7 @@ for bit). The counterpart of MuJoCo's ``mujoco.rollout``.
 from typing import Optional
 
 import numpy as np
-from ros_dynamics import integrators
+from ros_dynamics import integrators, layouts
 from ros_dynamics._jit import ensure_compiled
 from ros_dynamics._lanes import LANES
 from ros_dynamics.model import RobotModel
@@ -145,8 +145,8 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     inertia = np.maximum(np.diagonal(robot.mass_matrix(q0).reshape(batch, dof, dof),
                                      axis1=1, axis2=2), 1e-6)
     params = np.repeat(template._params[None], batch, axis=0)
-    params[:, integrators.STOP_STIFFNESS] = inertia * omega ** 2
-    params[:, integrators.STOP_DAMPING] = 2.0 * inertia * omega
+    params[:, layouts.STOP_STIFFNESS] = inertia * omega ** 2
+    params[:, layouts.STOP_DAMPING] = 2.0 * inertia * omega
     limit = np.ascontiguousarray(robot.effort_limit, dtype=float)
     q_out, qd_out = np.empty((batch, steps + 1, nq)), np.empty((batch, steps + 1, dof))
     outcome = np.empty(batch)
@@ -159,7 +159,7 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
                 params[start:stop], limit, gains, part(q_ref), part(qd_ref), block,
                 q_out[start:stop], qd_out[start:stop], outcome[start:stop])
 
-    lanes = (block[integrators.C_DENSE] == 0.0 and block[integrators.C_WRENCHES] == 0.0
+    lanes = (block[layouts.C_DENSE] == 0.0 and block[layouts.C_WRENCHES] == 0.0
              and nq == dof)   # one-dof joints only in the lanes
     kernel = rollout_lanes_batch if lanes else rollout_batch   # ABA: 4 rollouts at once
     kernel = kernel if template.ground is None else ground_rollout_batch
