@@ -222,11 +222,14 @@ class Simulator:
         omega = 1.0 / (10.0 * self._dt)
         self._stop_stiffness = inertia * omega ** 2
         self._stop_damping = 2.0 * inertia * omega
-        # the same parameters, as rows, for the compiled step (integrators.py)
-        self._params = np.ascontiguousarray(np.vstack([
-            self._damping, self._friction, np.full(self.robot.dof, self._friction_velocity),
-            self._lower, self._upper, self._stop_stiffness, self._stop_damping,
-            self._offset, self._sigmoid.T, self._coordinates.qindex]))
+        # the same parameters, as rows (layouts.PARAMS_LAYOUT), for the compiled step
+        self._params = np.empty((layouts.NPARAMS, self.robot.dof))
+        for name, value in (('DAMPING', self._damping), ('FRICTION', self._friction),
+                            ('FRICTION_VELOCITY', self._friction_velocity), ('LOWER', self._lower),
+                            ('UPPER', self._upper), ('STOP_STIFFNESS', self._stop_stiffness),
+                            ('STOP_DAMPING', self._stop_damping), ('OFFSET', self._offset),
+                            ('SIGMOID', self._sigmoid.T), ('Q_INDEX', self._coordinates.qindex)):
+            self._params[layouts.PARAMS_LAYOUT.columns(name)] = value
         self._new_block()
 
     def _chain_data(self, chain: ClosedChain) -> np.ndarray:
@@ -251,8 +254,7 @@ class Simulator:
                     ('A', closure.link_a, closure.offset_a, closure.rotation_a),
                     ('B', closure.link_b, closure.offset_b, closure.rotation_b)):
                 fields['BODY_' + side][0], frame = robot.link_attachment(link)
-                pose = layouts.POSE_LAYOUT.fields(fields['FRAME_' + side])
-                rot = frame[:3, :3]
+                pose, rot = layouts.POSE_LAYOUT.fields(fields['FRAME_' + side]), frame[:3, :3]
                 pose['R'][:] = (rot @ rotation).ravel()
                 pose['P'][:] = frame[:3, 3] + rot @ offset
             fields['ROWS'][np.array(closure.rows)] = 1.0
