@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 from robot_data import example_urdf
-from ros_dynamics import joints, layouts
+from ros_dynamics import _jit, joints, layouts
 from ros_dynamics.layouts import Field, Layout
 from ros_dynamics.model_build import build_model_arrays
 from ros_dynamics.urdf import parse_urdf_file
@@ -169,3 +169,15 @@ def test_no_raw_column_numbers_in_the_kernels():
             if literal.search(line):
                 found.append(f'{path.relative_to(PACKAGE)}:{number}: {line.strip()}')
     assert found == []
+
+
+def test_a_changed_layout_recompiles_the_kernels(tmp_path):
+    """The kernels freeze the offsets: layouts.py is part of the compiled cache's digest."""
+    package = tmp_path / 'ros_dynamics'
+    package.mkdir()
+    (package / 'layouts.py').write_text((PACKAGE / 'layouts.py').read_text())
+    before = _jit.kernel_sources(package)
+    assert list(before) == ['layouts.py']
+    (package / 'layouts.py').write_text((PACKAGE / 'layouts.py').read_text() + '# edited\n')
+    assert _jit.kernel_sources(package) != before
+    assert 'layouts.py' in _jit.kernel_sources()
