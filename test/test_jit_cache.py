@@ -100,7 +100,7 @@ print(json.dumps({'package': _jit.__file__, 'cache': _jit.CACHE_DIR,
 
 def _copy_of_the_package(where):
     """Copy this package's sources to ``where``/ros_dynamics (another path, same content)."""
-    shutil.copytree(os.path.dirname(_jit.__file__), where / 'ros_dynamics',
+    shutil.copytree(_jit.PACKAGE_ROOT, where / 'ros_dynamics',
                     ignore=shutil.ignore_patterns('__pycache__'))
     (where / 'count_compiles.py').write_text(COUNT_COMPILES)
     return where
@@ -136,7 +136,7 @@ def test_every_copy_of_the_same_sources_shares_one_cache(tmp_path):
     assert sorted(records) == sorted(str(tmp_path / d / 'ros_dynamics') for d in ('one', 'two'))
     # an edited kernel module makes another digest, whose first process prunes the first one
     # once no copy holds its sources any more
-    edited = tmp_path / 'two' / 'ros_dynamics' / 'energy.py'
+    edited = tmp_path / 'two' / 'ros_dynamics' / 'kernels' / 'energy.py'
     edited.write_text(edited.read_text() + '\n# edited\n')
     shutil.rmtree(tmp_path / 'one')
     third = _first_calls(tmp_path / 'two', cache)
