@@ -47,12 +47,13 @@ from robot_data import example_urdf  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402,I100
 from ros_dynamics.description.urdf import parse_urdf_file  # noqa: E402
 from ros_dynamics.kernels import aba  # noqa: E402,I100
-from ros_dynamics.kernels.aba import (W_BIAS_V, W_BIAS_W, W_D, W_IA_A, W_IA_B,  # noqa: E402
-                                      W_IA_C, W_PA_F, W_PA_N, W_POS, W_ROT, W_SMALL_U, W_U_V,
-                                      W_U_W, W_VEL_V, W_VEL_W)
 from ros_dynamics.multibody.joints import (armature_of, body_count, gravity_of,  # noqa: E402
                                            joint_rate, joint_transform, parent_of, rigid_inertia,
                                            subspace_column, velocity_index)
+from ros_dynamics.multibody.layouts import (ABA_BIAS_V, ABA_BIAS_W, ABA_D, ABA_IA_A,  # noqa: E402
+                                            ABA_IA_B, ABA_IA_C, ABA_PA_F, ABA_PA_N, ABA_POS,
+                                            ABA_ROT, ABA_SMALL_U, ABA_U_V, ABA_U_W, ABA_VEL_V,
+                                            ABA_VEL_W, NABA)
 from ros_dynamics.multibody.spatial import (add, articulated_times,  # noqa: E402
                                             articulated_to_parent, cross_force, cross_motion, dot,
                                             force_to_parent, load3, load9, mat_add,
@@ -72,13 +73,13 @@ def body_frame_aba(model, q, qd, tau, work, qdd, passes):
     zero = (0.0, 0.0, 0.0)
     for i in range(nb):
         rot, r = joint_transform(model, i, q)
-        store9(work, i, W_ROT, rot)
-        store3(work, i, W_POS, r)
+        store9(work, i, ABA_ROT, rot)
+        store3(work, i, ABA_POS, r)
         parent = parent_of(model, i)
         vw, vv = zero, zero
         if parent >= 0:
-            vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
-                                     load3(work, parent, W_VEL_V))
+            vw, vv = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
+                                     load3(work, parent, ABA_VEL_V))
         sw, sv = subspace_column(model, i, 0)
         rate = joint_rate(model, i, qd)
         jw, jv = scale(rate, sw), scale(rate, sv)
@@ -87,29 +88,29 @@ def body_frame_aba(model, q, qd, tau, work, qdd, passes):
         m, h, ibar = rigid_inertia(model, i)
         iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
         pn, pf = cross_force(vw, vv, iw, iv)
-        store3(work, i, W_VEL_W, vw)
-        store3(work, i, W_VEL_V, vv)
-        store3(work, i, W_BIAS_W, cw)
-        store3(work, i, W_BIAS_V, cv)
-        store9(work, i, W_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
-                                 ibar[4], ibar[5], ibar[2]))
-        store9(work, i, W_IA_B, skew(h))
-        store9(work, i, W_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
-        store3(work, i, W_PA_N, pn)
-        store3(work, i, W_PA_F, pf)
+        store3(work, i, ABA_VEL_W, vw)
+        store3(work, i, ABA_VEL_V, vv)
+        store3(work, i, ABA_BIAS_W, cw)
+        store3(work, i, ABA_BIAS_V, cv)
+        store9(work, i, ABA_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
+                                   ibar[4], ibar[5], ibar[2]))
+        store9(work, i, ABA_IA_B, skew(h))
+        store9(work, i, ABA_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
+        store3(work, i, ABA_PA_N, pn)
+        store3(work, i, ABA_PA_F, pf)
     if passes < 2:
         return -1
     for i in range(nb - 1, -1, -1):
-        a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
-        pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
+        a, b, c = load9(work, i, ABA_IA_A), load9(work, i, ABA_IA_B), load9(work, i, ABA_IA_C)
+        pn, pf = load3(work, i, ABA_PA_N), load3(work, i, ABA_PA_F)
         sw, sv = subspace_column(model, i, 0)
         uw, uv = articulated_times(a, b, c, sw, sv)
         d = dot(sw, uw) + dot(sv, uv) + armature_of(model, i)
         u = tau[velocity_index(model, i)] - dot(sw, pn) - dot(sv, pf)
-        store3(work, i, W_U_W, uw)
-        store3(work, i, W_U_V, uv)
-        work[i, W_D] = d
-        work[i, W_SMALL_U] = u
+        store3(work, i, ABA_U_W, uw)
+        store3(work, i, ABA_U_V, uv)
+        work[i, ABA_D] = d
+        work[i, ABA_SMALL_U] = u
         parent = parent_of(model, i)
         if parent < 0:
             continue
@@ -117,36 +118,36 @@ def body_frame_aba(model, q, qd, tau, work, qdd, passes):
         a = mat_add(a, outer(scale(s, uw), uw))
         b = mat_add(b, outer(scale(s, uw), uv))
         c = mat_add(c, outer(scale(s, uv), uv))
-        cn, cf = articulated_times(a, b, c, load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V))
+        cn, cf = articulated_times(a, b, c, load3(work, i, ABA_BIAS_W), load3(work, i, ABA_BIAS_V))
         k = u / d
         pn = add(add(pn, cn), scale(k, uw))
         pf = add(add(pf, cf), scale(k, uv))
-        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
         ap, bp, cp = articulated_to_parent(rot, r, a, b, c)
-        store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
-        store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
-        store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))
+        store9(work, parent, ABA_IA_A, mat_add(load9(work, parent, ABA_IA_A), ap))
+        store9(work, parent, ABA_IA_B, mat_add(load9(work, parent, ABA_IA_B), bp))
+        store9(work, parent, ABA_IA_C, mat_add(load9(work, parent, ABA_IA_C), cp))
         pn, pf = force_to_parent(rot, r, pn, pf)
-        store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
-        store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
+        store3(work, parent, ABA_PA_N, add(load3(work, parent, ABA_PA_N), pn))
+        store3(work, parent, ABA_PA_F, add(load3(work, parent, ABA_PA_F), pf))
     if passes < 3:
         return -1
     for i in range(nb):
         parent = parent_of(model, i)
-        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
         if parent < 0:
             aw, av = motion_to_child(rot, r, zero, (-gravity[0], -gravity[1], -gravity[2]))
         else:
-            aw, av = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
-                                     load3(work, parent, W_VEL_V))
-        aw = add(aw, load3(work, i, W_BIAS_W))
-        av = add(av, load3(work, i, W_BIAS_V))
+            aw, av = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
+                                     load3(work, parent, ABA_VEL_V))
+        aw = add(aw, load3(work, i, ABA_BIAS_W))
+        av = add(av, load3(work, i, ABA_BIAS_V))
         sw, sv = subspace_column(model, i, 0)
-        acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
-               - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
+        acc = (work[i, ABA_SMALL_U] - dot(load3(work, i, ABA_U_W), aw)
+               - dot(load3(work, i, ABA_U_V), av)) / work[i, ABA_D]
         qdd[velocity_index(model, i)] = acc
-        store3(work, i, W_VEL_W, add(aw, scale(acc, sw)))
-        store3(work, i, W_VEL_V, add(av, scale(acc, sv)))
+        store3(work, i, ABA_VEL_W, add(aw, scale(acc, sw)))
+        store3(work, i, ABA_VEL_V, add(av, scale(acc, sv)))
     return -1
 
 
@@ -252,13 +253,13 @@ def main() -> None:
         model = robot._model
         rng = np.random.default_rng(0)
         q, qd, tau = (rng.uniform(-1.0, 1.0, (args.states, robot.dof)) for _ in range(3))
-        work = np.zeros((body_count(model), aba.NWORK))
+        work = np.zeros((body_count(model), NABA))
         out = np.zeros((args.states, robot.dof)), np.zeros((args.states, robot.dof))
         body_frame_batch(model, q, qd, tau, work, out[0], 3)
         aligned_batch(model, q, qd, tau, work, out[1], 3)
         error = np.max(np.abs(out[0] - out[1])) / max(1.0, np.max(np.abs(out[0])))
         groups = [in_groups(x) for x in (q, qd, tau)]
-        lane_work = np.zeros((body_count(model), aba.NWORK, LANES))
+        lane_work = np.zeros((body_count(model), NABA, LANES))
         lane_out = np.zeros_like(groups[0])
         lanes_batch(model, *groups, lane_work, lane_out)
         same_bits = np.array_equal(in_groups(out[1]), lane_out)

@@ -40,10 +40,11 @@ from ros_dynamics.contacts import Contact  # noqa: E402
 from ros_dynamics.contacts.forward import compiled_call  # noqa: E402
 from ros_dynamics.kernels import contact as kernel  # noqa: E402
 from ros_dynamics.kernels.crba import crba_from_transforms  # noqa: E402
-from ros_dynamics.kernels.kinematics import NWORK, world_poses  # noqa: E402
+from ros_dynamics.kernels.kinematics import world_poses  # noqa: E402
 from ros_dynamics.kernels.ltdl import ltdl_into, velocity_parents  # noqa: E402
 from ros_dynamics.kernels.rnea import rnea_into  # noqa: E402
 from ros_dynamics.multibody.joints import gravity_of  # noqa: E402
+from ros_dynamics.multibody.layouts import NKINEMATICS, NPOSE  # noqa: E402
 
 PARTS = ('RNEA', 'contact rows', 'CRBA', 'L^T D L', 'whole kernel')
 
@@ -76,7 +77,7 @@ def part_loop(which, calls, model, q, qd, tau, contacts, count):
     """Run part ``which`` of PARTS ``calls`` times on one state (a compiled loop, no Python)."""
     nb, n = kernel.body_count(model), qd.shape[0]
     m = kernel.rows_of(contacts, count)
-    work, poses = np.empty((nb, NWORK)), np.empty((nb, 12))
+    work, poses = np.empty((nb, NKINEMATICS)), np.empty((nb, NPOSE))
     bias, mass, factor = np.empty(n), np.empty((n, n)), np.empty((n, n))
     jac, gamma = np.empty((m, n)), np.empty(m)
     parents, out = np.empty(n, np.int64), np.empty(n + m)

@@ -12,8 +12,8 @@ sec. 2.3-2.4).
 """
 
 import numpy as np
-from ros_dynamics.multibody.joints import (FREE_FLYER, JOINT_NQ, JTYPE, PLANAR, QINDEX, SPHERICAL,
-                                           VINDEX)
+from ros_dynamics.multibody.joints import FREE_FLYER, PLANAR, SPHERICAL
+from ros_dynamics.multibody.layouts import JOINT_NQ, JTYPE, QINDEX, VINDEX
 from scipy.spatial.transform import Rotation
 
 

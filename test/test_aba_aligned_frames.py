@@ -9,8 +9,8 @@ import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.description.payload import with_body_inertia
 from ros_dynamics.description.urdf import parse_urdf_string
-from ros_dynamics.multibody.joints import (ALIGN_FIRST_MOMENT, ALIGN_R, aligned_columns,
-                                           axis_alignment, INERTIA_COLUMNS, NCOL)
+from ros_dynamics.multibody.joints import aligned_columns, axis_alignment, INERTIA_COLUMNS
+from ros_dynamics.multibody.layouts import ALIGN_FIRST_MOMENT, ALIGN_R, NCOL
 
 
 @pytest.mark.parametrize('axis', [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1),

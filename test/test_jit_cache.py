@@ -100,7 +100,7 @@ print(json.dumps({'package': _jit.__file__, 'cache': _jit.CACHE_DIR,
 
 def _copy_of_the_package(where):
     """Copy this package's sources to ``where``/ros_dynamics (another path, same content)."""
-    shutil.copytree(os.path.dirname(os.path.dirname(_jit.__file__)), where / 'ros_dynamics',
+    shutil.copytree(_jit.PACKAGE_ROOT, where / 'ros_dynamics',
                     ignore=shutil.ignore_patterns('__pycache__'))
     (where / 'count_compiles.py').write_text(COUNT_COMPILES)
     return where

@@ -17,7 +17,7 @@ import pinocchio as pin
 import pytest
 from robot_data import example_urdf
 from ros_dynamics import RobotModel
-from ros_dynamics.multibody.joints import MAX_JOINT_NV, SUBSPACE
+from ros_dynamics.multibody.layouts import MAX_JOINT_NV, SUBSPACE
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'ros_dynamics'
 # the names that say which type a joint is: only the joint model may read them

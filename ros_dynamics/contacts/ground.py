@@ -27,6 +27,7 @@ import numpy as np
 from ros_dynamics.contacts.constraints import check_frames
 from ros_dynamics.contacts.description import as_contacts, Contact
 from ros_dynamics.kernels import ground as gk
+from ros_dynamics.multibody.layouts import GROUND_LAYOUT, NGROUND_HEADER, NPOINT, POINT_LAYOUT
 
 
 def _finite(value, name: str, low: float = -math.inf, above: bool = False) -> float:
@@ -123,23 +124,22 @@ class Ground:
             raise ValueError('ground: ' + str(error).replace('contacts[', 'points[', 1)) from None
         k, n = len(self.points), robot.nv
         data = np.zeros(gk.ground_size.py_func(n, k))
-        header = data[:gk.NHEADER]
-        header[gk.G_COUNT], header[gk.G_HEIGHT] = k, self.height
-        t1, t2 = self.tangents
-        header[gk.G_NORMAL:gk.G_NORMAL + 3] = self.normal
-        header[gk.G_TANGENT1:gk.G_TANGENT1 + 3] = t1
-        header[gk.G_TANGENT2:gk.G_TANGENT2 + 3] = t2
-        header[gk.G_FRICTION], header[gk.G_ITERATIONS] = self.friction, self.iterations
-        header[gk.G_TOLERANCE], header[gk.G_ERP] = self.tolerance, self.erp
-        rows = data[gk.NHEADER:gk.NHEADER + gk.NPOINT * k].reshape(k, gk.NPOINT)
+        header = GROUND_LAYOUT.fields(data[:NGROUND_HEADER])
+        header['COUNT'][0], header['HEIGHT'][0] = k, self.height
+        header['NORMAL'][:] = self.normal
+        header['TANGENT1'][:], header['TANGENT2'][:] = self.tangents
+        header['FRICTION'][0], header['ITERATIONS'][0] = self.friction, self.iterations
+        header['TOLERANCE'][0], header['ERP'][0] = self.tolerance, self.erp
+        rows = data[NGROUND_HEADER:NGROUND_HEADER + NPOINT * k].reshape(k, NPOINT)
         for row, point in zip(rows, self.points):
             body, offset = robot.link_attachment(point.frame)
             if body < 0:
                 raise ValueError(f'ground: points: {point.frame!r} is fixed to the world (the '
                                  "fixed root's link): it cannot touch the ground")
-            row[gk.P_BODY] = body
-            row[gk.P_POINT:gk.P_POINT + 3] = offset[:3, :3] @ point.position + offset[:3, 3]
-            row[gk.P_RADIUS] = point.radius
+            fields = POINT_LAYOUT.fields(row)
+            fields['BODY'][0] = body
+            fields['POINT'][:] = offset[:3, :3] @ point.position + offset[:3, 3]
+            fields['RADIUS'][0] = point.radius
         return data
 
 

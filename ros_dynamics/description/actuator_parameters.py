@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ros_dynamics.multibody.joints import NACTUATOR
+from ros_dynamics.multibody.layouts import ACTUATOR_LAYOUT, NACTUATOR
 
 # the per-joint keys, as in the actuators YAML (description.py), with their shape per joint
 PER_JOINT = {'gear_ratio': (), 'armature': (), 'viscous': (), 'coulomb': (), 'offset': (),
@@ -130,13 +130,14 @@ class ActuatorParameters:
         phi1 / (1 + exp(-phi2 phi3)), computed once here instead of every call.
         """
         out = np.empty((len(self.joint_names), NACTUATOR))
-        out[:, 0] = self.armature
-        out[:, 1] = self.viscous
-        out[:, 2] = self.coulomb
-        out[:, 3] = self.offset
-        out[:, 4:7] = self.sigmoid
+        fields = ACTUATOR_LAYOUT.fields(out)
+        fields['ARMATURE'][:, 0] = self.armature
+        fields['VISCOUS'][:, 0] = self.viscous
+        fields['COULOMB'][:, 0] = self.coulomb
+        fields['OFFSET'][:, 0] = self.offset
+        fields['SIGMOID'][:] = self.sigmoid
         phi1, phi2, phi3 = self.sigmoid.T
-        out[:, 7] = phi1 / (1.0 + np.exp(-phi2 * phi3))
+        fields['SIGMOID_REST'][:, 0] = phi1 / (1.0 + np.exp(-phi2 * phi3))
         return out
 
     def to_dict(self, joints: Optional[Sequence[str]] = None) -> dict:

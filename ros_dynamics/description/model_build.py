@@ -19,9 +19,10 @@ import numpy as np
 
 from ros_dynamics.description.urdf import JointSpec, RobotSpec
 from ros_dynamics.exceptions import URDFError
-from ros_dynamics.multibody.joints import (AXIS, FIRST_MOMENT, IBAR, JOINT_NQ, JOINT_NV,
-                                           JOINT_TYPES, JTYPE, MASS, MIMIC_GAIN, MIMIC_OFFSET,
-                                           NINT, NREAL, PARENT, QINDEX, TREE_P, TREE_R, VINDEX)
+from ros_dynamics.multibody.joints import JOINT_TYPES
+from ros_dynamics.multibody.layouts import (AXIS, FIRST_MOMENT, IBAR, JOINT_NQ, JOINT_NV, JTYPE,
+                                            MASS, MIMIC_GAIN, MIMIC_OFFSET, NINT, NREAL, PARENT,
+                                            QINDEX, TREE_P, TREE_R, VINDEX)
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ import math
 from typing import NamedTuple, Optional
 
 import numpy as np
-from ros_dynamics.multibody.joints import (ALIGN_FIRST_MOMENT, ALIGN_R, aligned_columns,
-                                           INERTIA_COLUMNS)
+from ros_dynamics.multibody.joints import aligned_columns, INERTIA_COLUMNS
+from ros_dynamics.multibody.layouts import ALIGN_FIRST_MOMENT, ALIGN_R, ALIGNED_LAYOUT
 
 
 class Payload(NamedTuple):
@@ -305,7 +305,8 @@ def with_body_inertia(model: np.ndarray, body: int, inertia: np.ndarray) -> None
     if picks is None:
         alignment = model[body, ALIGN_R:ALIGN_R + 9].reshape(1, 3, 3)
         turned = aligned_columns(model[body:body + 1], alignment, np.eye(3)[None])
-        model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = turned[0, 12:21]
+        first = ALIGNED_LAYOUT.columns('FIRST_MOMENT').start   # h, then ibar: 9 columns
+        model[body, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9] = turned[0, first:first + 9]
         return
     _, hx, hy, hz, xx, yy, zz, xy, xz, yz = inertia.tolist()
     h = (hx, hy, hz)

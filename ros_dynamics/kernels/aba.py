@@ -34,12 +34,17 @@ import numpy as np
 
 from ros_dynamics.kernels.crba import crba_into
 from ros_dynamics.kernels.rnea import rnea_into
-from ros_dynamics.multibody.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
-                                           ALIGN_TREE_R, aligned_angular, aligned_transform,
-                                           armature_of, body_count, gravity_of, H_TOLERANCE,
-                                           joint_motion_after, joint_nv, joint_rate,
-                                           joint_velocity, MASS, MAX_JOINT_NV, nv_of, one_state,
-                                           parent_of, subspace_column, velocity_index)
+from ros_dynamics.multibody.joints import (aligned_angular, aligned_transform, armature_of,
+                                           body_count, gravity_of, joint_motion_after, joint_nv,
+                                           joint_rate, joint_velocity, nv_of, one_state, parent_of,
+                                           subspace_column, velocity_index)
+from ros_dynamics.multibody.layouts import (ABA_BIAS_V, ABA_BIAS_W, ABA_D, ABA_IA_A, ABA_IA_B,
+                                            ABA_IA_C, ABA_MULTI_DINV, ABA_MULTI_SMALL_U,
+                                            ABA_MULTI_U, ABA_PA_F, ABA_PA_N, ABA_POS, ABA_ROT,
+                                            ABA_SMALL_U, ABA_U_V, ABA_U_W, ABA_VEL_V, ABA_VEL_W,
+                                            ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_R, ALIGN_TREE_P,
+                                            ALIGN_TREE_R, H_TOLERANCE, MASS, NABA, NSPATIAL,
+                                            SP_ANGULAR, SP_LINEAR)
 from ros_dynamics.multibody.spatial import (add, articulated_times, articulated_times_prismatic_z,
                                             articulated_times_z, articulated_to_parent,
                                             articulated_to_parent_prismatic_z,
@@ -51,32 +56,11 @@ from ros_dynamics.multibody.spatial import (add, articulated_times, articulated_
 from ros_dynamics.runtime.jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.runtime.lanes import diverge, select_le
 
-W_ROT = 0      # 9
-W_POS = 9      # 3
-W_VEL_W = 12   # 3, later the acceleration a_i
-W_VEL_V = 15   # 3
-W_BIAS_W = 18  # 3: c_i
-W_BIAS_V = 21  # 3
-W_IA_A = 24    # 9: articulated inertia blocks
-W_IA_B = 33    # 9
-W_IA_C = 42    # 9
-W_PA_N = 51    # 3: articulated bias force
-W_PA_F = 54    # 3
-W_U_W = 57     # 3: U_i
-W_U_V = 60     # 3
-W_D = 63       # 1: D_i
-W_SMALL_U = 64  # 1: u_i
-# a joint of m > 1 velocity coordinates (the general step) uses the columns from W_U_W on:
-W_MULTI_U = W_U_W   # 6 m: U_a = IA_i S_a (angular, linear), a < m
-W_MULTI_DINV = W_MULTI_U + 6 * MAX_JOINT_NV   # m m: D_i^-1 (row-major, m wide)
-W_MULTI_SMALL_U = W_MULTI_DINV + MAX_JOINT_NV * MAX_JOINT_NV   # m: u_i
-NWORK = W_MULTI_SMALL_U + MAX_JOINT_NV
-
 
 @kernel
 def aligned_body_force(model, fext, i):
     """Return body i's force (n, f) of ``fext`` (body coordinates) in its aligned frame, A^T."""
-    n, f = load3(fext, i, 0), load3(fext, i, 3)
+    n, f = load3(fext, i, SP_ANGULAR), load3(fext, i, SP_LINEAR)
     if n[0] == 0.0 and n[1] == 0.0 and n[2] == 0.0 and f[0] == 0.0 and f[1] == 0.0 \
             and f[2] == 0.0:
         return n, f
@@ -112,12 +96,12 @@ def aba_velocities(model, q, qd, fext, work):
         if joint_nv(model, i) == 1:
             revolute = aligned_angular(model, i)
             rot, r = aligned_transform(model, i, q)
-            store9(work, i, W_ROT, rot)
-            store3(work, i, W_POS, r)
+            store9(work, i, ABA_ROT, rot)
+            store3(work, i, ABA_POS, r)
             vw, vv = zero, zero
             if parent >= 0:
-                vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
-                                         load3(work, parent, W_VEL_V))
+                vw, vv = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
+                                         load3(work, parent, ABA_VEL_V))
             rate = joint_rate(model, i, qd)
             if revolute:   # S qd = (rate e_z, 0): c = v x S qd
                 vw = (vw[0], vw[1], vw[2] + rate)
@@ -125,8 +109,8 @@ def aba_velocities(model, q, qd, fext, work):
             else:          # S qd = (0, rate e_z)
                 vv = (vv[0], vv[1], vv[2] + rate)
                 cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
-            store3(work, i, W_BIAS_W, cw)
-            store3(work, i, W_BIAS_V, cv)
+            store3(work, i, ABA_BIAS_W, cw)
+            store3(work, i, ABA_BIAS_V, cv)
         else:
             vw, vv = multi_dof_velocity(model, q, qd, work, i, parent)
         m = model[i, MASS]
@@ -134,17 +118,17 @@ def aba_velocities(model, q, qd, fext, work):
         ibar = load6(model, i, ALIGN_IBAR)
         iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
         pn, pf = cross_force(vw, vv, iw, iv)
-        store3(work, i, W_VEL_W, vw)
-        store3(work, i, W_VEL_V, vv)
-        store9(work, i, W_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
-                                 ibar[4], ibar[5], ibar[2]))
-        store9(work, i, W_IA_B, skew(h))
-        store9(work, i, W_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
+        store3(work, i, ABA_VEL_W, vw)
+        store3(work, i, ABA_VEL_V, vv)
+        store9(work, i, ABA_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
+                                   ibar[4], ibar[5], ibar[2]))
+        store9(work, i, ABA_IA_B, skew(h))
+        store9(work, i, ABA_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
         if fext is not None:
             en, ef = aligned_body_force(model, fext, i)
             pn, pf = sub(pn, en), sub(pf, ef)
-        store3(work, i, W_PA_N, pn)
-        store3(work, i, W_PA_F, pf)
+        store3(work, i, ABA_PA_N, pn)
+        store3(work, i, ABA_PA_F, pf)
 
 
 @kernel(inline=True)
@@ -158,17 +142,17 @@ def multi_dof_velocity(model, q, qd, work, i, parent):
     """
     rot, r = joint_motion_after(model, i, q, load9(model, i, ALIGN_TREE_R),
                                 load3(model, i, ALIGN_TREE_P))
-    store9(work, i, W_ROT, rot)
-    store3(work, i, W_POS, r)
+    store9(work, i, ABA_ROT, rot)
+    store3(work, i, ABA_POS, r)
     vw, vv = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     if parent >= 0:
-        vw, vv = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
-                                 load3(work, parent, W_VEL_V))
+        vw, vv = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
+                                 load3(work, parent, ABA_VEL_V))
     jw, jv = joint_velocity(model, i, qd)
     vw, vv = add(vw, jw), add(vv, jv)
     cw, cv = cross_motion(vw, vv, jw, jv)
-    store3(work, i, W_BIAS_W, cw)
-    store3(work, i, W_BIAS_V, cv)
+    store3(work, i, ABA_BIAS_W, cw)
+    store3(work, i, ABA_BIAS_V, cv)
     return vw, vv
 
 
@@ -178,8 +162,8 @@ def aba_articulated(model, tau, work):
     nb = body_count(model)
     tolerance = model[nb, H_TOLERANCE]
     for i in range(nb - 1, -1, -1):
-        a, b, c = load9(work, i, W_IA_A), load9(work, i, W_IA_B), load9(work, i, W_IA_C)
-        pn, pf = load3(work, i, W_PA_N), load3(work, i, W_PA_F)
+        a, b, c = load9(work, i, ABA_IA_A), load9(work, i, ABA_IA_B), load9(work, i, ABA_IA_C)
+        pn, pf = load3(work, i, ABA_PA_N), load3(work, i, ABA_PA_F)
         if joint_nv(model, i) > 1:
             if not multi_dof_articulated(model, tau, work, i, a, b, c, pn, pf, tolerance):
                 return i
@@ -195,16 +179,16 @@ def aba_articulated(model, tau, work):
         d = uz + armature
         if not d > tolerance:   # on Lanes: in some lane; the caller runs them one at a time
             return i
-        store3(work, i, W_U_W, uw)
-        store3(work, i, W_U_V, uv)
-        work[i, W_D] = d
-        work[i, W_SMALL_U] = u
+        store3(work, i, ABA_U_W, uw)
+        store3(work, i, ABA_U_V, uv)
+        work[i, ABA_D] = d
+        work[i, ABA_SMALL_U] = u
         parent = parent_of(model, i)
         if parent < 0:
             continue
         k = u / d
-        cw, cv = load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V)
-        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        cw, cv = load3(work, i, ABA_BIAS_W), load3(work, i, ABA_BIAS_V)
+        rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
         if diverge(armature, uz):
             # Lanes (_lanes.py) on both sides of the branch: both sides for every lane, then
             # each lane's own, as the scalar kernel takes it
@@ -219,24 +203,24 @@ def aba_articulated(model, tau, work):
             ap, bp, cp, cn, cf = general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r)
         pn = add(add(pn, cn), scale(k, uw))
         pf = add(add(pf, cf), scale(k, uv))
-        store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
-        store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
-        store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))
+        store9(work, parent, ABA_IA_A, mat_add(load9(work, parent, ABA_IA_A), ap))
+        store9(work, parent, ABA_IA_B, mat_add(load9(work, parent, ABA_IA_B), bp))
+        store9(work, parent, ABA_IA_C, mat_add(load9(work, parent, ABA_IA_C), cp))
         pn, pf = force_to_parent(rot, r, pn, pf)
-        store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
-        store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
+        store3(work, parent, ABA_PA_N, add(load3(work, parent, ABA_PA_N), pn))
+        store3(work, parent, ABA_PA_F, add(load3(work, parent, ABA_PA_F), pf))
     return -1
 
 
 @kernel
 def add_to_parent(work, i, parent, ap, bp, cp, pn, pf):
     """Add X^T Ia X (blocks ap, bp, cp, parent coordinates) and X^* pa (pn, pf) to the parent."""
-    store9(work, parent, W_IA_A, mat_add(load9(work, parent, W_IA_A), ap))
-    store9(work, parent, W_IA_B, mat_add(load9(work, parent, W_IA_B), bp))
-    store9(work, parent, W_IA_C, mat_add(load9(work, parent, W_IA_C), cp))
-    pn, pf = force_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), pn, pf)
-    store3(work, parent, W_PA_N, add(load3(work, parent, W_PA_N), pn))
-    store3(work, parent, W_PA_F, add(load3(work, parent, W_PA_F), pf))
+    store9(work, parent, ABA_IA_A, mat_add(load9(work, parent, ABA_IA_A), ap))
+    store9(work, parent, ABA_IA_B, mat_add(load9(work, parent, ABA_IA_B), bp))
+    store9(work, parent, ABA_IA_C, mat_add(load9(work, parent, ABA_IA_C), cp))
+    pn, pf = force_to_parent(load9(work, i, ABA_ROT), load3(work, i, ABA_POS), pn, pf)
+    store3(work, parent, ABA_PA_N, add(load3(work, parent, ABA_PA_N), pn))
+    store3(work, parent, ABA_PA_F, add(load3(work, parent, ABA_PA_F), pf))
 
 
 @kernel
@@ -268,31 +252,32 @@ def multi_dof_projection(model, tau, work, i, a, b, c, pn, pf, tolerance):
     for col in range(m):
         sw, sv = subspace_column(model, i, col)
         uw, uv = articulated_times(a, b, c, sw, sv)
-        store3(work, i, W_MULTI_U + 6 * col, uw)
-        store3(work, i, W_MULTI_U + 6 * col + 3, uv)
-        work[i, W_MULTI_SMALL_U + col] = tau[k + col] - dot(sw, pn) - dot(sv, pf)
+        store3(work, i, ABA_MULTI_U + NSPATIAL * col, uw)
+        store3(work, i, ABA_MULTI_U + NSPATIAL * col + SP_LINEAR, uv)
+        work[i, ABA_MULTI_SMALL_U + col] = tau[k + col] - dot(sw, pn) - dot(sv, pf)
         for row in range(col + 1):
             rw, rv = subspace_column(model, i, row)
             d = dot(rw, uw) + dot(rv, uv)
-            work[i, W_MULTI_DINV + m * row + col] = d
-            work[i, W_MULTI_DINV + m * col + row] = d
-        work[i, W_MULTI_DINV + (m + 1) * col] = work[i, W_MULTI_DINV + (m + 1) * col] + armature
+            work[i, ABA_MULTI_DINV + m * row + col] = d
+            work[i, ABA_MULTI_DINV + m * col + row] = d
+        diagonal = ABA_MULTI_DINV + (m + 1) * col
+        work[i, diagonal] = work[i, diagonal] + armature
     for p in range(m):   # Gauss-Jordan: row p scaled, then eliminated from the others
-        pivot = work[i, W_MULTI_DINV + (m + 1) * p]
+        pivot = work[i, ABA_MULTI_DINV + (m + 1) * p]
         if not pivot > tolerance:
             return False
         inverse = 1.0 / pivot
-        work[i, W_MULTI_DINV + (m + 1) * p] = 1.0
+        work[i, ABA_MULTI_DINV + (m + 1) * p] = 1.0
         for j in range(m):
-            work[i, W_MULTI_DINV + m * p + j] = work[i, W_MULTI_DINV + m * p + j] * inverse
+            work[i, ABA_MULTI_DINV + m * p + j] = work[i, ABA_MULTI_DINV + m * p + j] * inverse
         for row in range(m):
             if row != p:
-                factor = work[i, W_MULTI_DINV + m * row + p]
-                work[i, W_MULTI_DINV + m * row + p] = 0.0
+                factor = work[i, ABA_MULTI_DINV + m * row + p]
+                work[i, ABA_MULTI_DINV + m * row + p] = 0.0
                 for j in range(m):
-                    work[i, W_MULTI_DINV + m * row + j] = (
-                        work[i, W_MULTI_DINV + m * row + j]
-                        - factor * work[i, W_MULTI_DINV + m * p + j])
+                    work[i, ABA_MULTI_DINV + m * row + j] = (
+                        work[i, ABA_MULTI_DINV + m * row + j]
+                        - factor * work[i, ABA_MULTI_DINV + m * p + j])
     return True
 
 
@@ -306,20 +291,20 @@ def multi_dof_transfer(model, work, i, a, b, c, pn, pf):
     """
     m = joint_nv(model, i)
     for col in range(m):
-        uw = load3(work, i, W_MULTI_U + 6 * col)
-        uv = load3(work, i, W_MULTI_U + 6 * col + 3)
+        uw = load3(work, i, ABA_MULTI_U + NSPATIAL * col)
+        uv = load3(work, i, ABA_MULTI_U + NSPATIAL * col + SP_LINEAR)
         vw, vv, s = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 0.0   # V = D^-1 U^T's row, (D^-1 u)_col
         for row in range(m):
-            g = work[i, W_MULTI_DINV + m * col + row]
-            vw = add(vw, scale(g, load3(work, i, W_MULTI_U + 6 * row)))
-            vv = add(vv, scale(g, load3(work, i, W_MULTI_U + 6 * row + 3)))
-            s = s + g * work[i, W_MULTI_SMALL_U + row]
+            g = work[i, ABA_MULTI_DINV + m * col + row]
+            vw = add(vw, scale(g, load3(work, i, ABA_MULTI_U + NSPATIAL * row)))
+            vv = add(vv, scale(g, load3(work, i, ABA_MULTI_U + NSPATIAL * row + SP_LINEAR)))
+            s = s + g * work[i, ABA_MULTI_SMALL_U + row]
         a = mat_add(a, outer(scale(-1.0, uw), vw))
         b = mat_add(b, outer(scale(-1.0, uw), vv))
         c = mat_add(c, outer(scale(-1.0, uv), vv))
         pn, pf = add(pn, scale(s, uw)), add(pf, scale(s, uv))
-    cn, cf = articulated_times(a, b, c, load3(work, i, W_BIAS_W), load3(work, i, W_BIAS_V))
-    ap, bp, cp = articulated_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS), a, b, c)
+    cn, cf = articulated_times(a, b, c, load3(work, i, ABA_BIAS_W), load3(work, i, ABA_BIAS_V))
+    ap, bp, cp = articulated_to_parent(load9(work, i, ABA_ROT), load3(work, i, ABA_POS), a, b, c)
     return ap, bp, cp, add(pn, cn), add(pf, cf)
 
 
@@ -335,10 +320,11 @@ def multi_dof_acceleration(model, work, i, aw, av, qdd):
     for col in range(m):
         qdd[k + col] = 0.0
     for row in range(m):
-        r = (work[i, W_MULTI_SMALL_U + row] - dot(load3(work, i, W_MULTI_U + 6 * row), aw)
-             - dot(load3(work, i, W_MULTI_U + 6 * row + 3), av))
+        u = ABA_MULTI_U + NSPATIAL * row
+        r = (work[i, ABA_MULTI_SMALL_U + row] - dot(load3(work, i, u), aw)
+             - dot(load3(work, i, u + SP_LINEAR), av))
         for col in range(m):
-            qdd[k + col] = qdd[k + col] + work[i, W_MULTI_DINV + m * col + row] * r
+            qdd[k + col] = qdd[k + col] + work[i, ABA_MULTI_DINV + m * col + row] * r
     return joint_velocity(model, i, qdd)
 
 
@@ -391,17 +377,17 @@ def aba_accelerations(model, work, qdd):
     zero = (0.0, 0.0, 0.0)
     for i in range(body_count(model)):
         parent = parent_of(model, i)
-        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
         if parent < 0:
             aw, av = motion_to_child(rot, r, zero, (-gravity[0], -gravity[1], -gravity[2]))
         else:
-            aw, av = motion_to_child(rot, r, load3(work, parent, W_VEL_W),
-                                     load3(work, parent, W_VEL_V))
-        aw = add(aw, load3(work, i, W_BIAS_W))
-        av = add(av, load3(work, i, W_BIAS_V))
+            aw, av = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
+                                     load3(work, parent, ABA_VEL_V))
+        aw = add(aw, load3(work, i, ABA_BIAS_W))
+        av = add(av, load3(work, i, ABA_BIAS_V))
         if joint_nv(model, i) == 1:
-            acc = (work[i, W_SMALL_U] - dot(load3(work, i, W_U_W), aw)
-                   - dot(load3(work, i, W_U_V), av)) / work[i, W_D]
+            acc = (work[i, ABA_SMALL_U] - dot(load3(work, i, ABA_U_W), aw)
+                   - dot(load3(work, i, ABA_U_V), av)) / work[i, ABA_D]
             qdd[velocity_index(model, i)] = acc
             if aligned_angular(model, i):
                 aw = (aw[0], aw[1], aw[2] + acc)
@@ -410,8 +396,8 @@ def aba_accelerations(model, work, qdd):
         else:
             jw, jv = multi_dof_acceleration(model, work, i, aw, av, qdd)
             aw, av = add(aw, jw), add(av, jv)
-        store3(work, i, W_VEL_W, aw)
-        store3(work, i, W_VEL_V, av)
+        store3(work, i, ABA_VEL_W, aw)
+        store3(work, i, ABA_VEL_V, av)
 
 
 @kernel
@@ -485,7 +471,7 @@ def new_workspace(model):
     """Return the (work, mass) arrays of dense_into (work also fits aba_into)."""
     nb = body_count(model)
     nv = nv_of(model)
-    return np.empty((nb, NWORK)), np.empty((nv, nv))   # NWORK > RNEA's and CRBA's
+    return np.empty((nb, NABA)), np.empty((nv, nv))   # NABA > RNEA's and CRBA's
 
 
 @state_entry
@@ -519,7 +505,7 @@ def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
 
     Return 0, or -(k + 1) for the first singular body k met (serial, as RNEA's batch).
     """
-    work = np.empty((body_count(model), NWORK))
+    work = np.empty((body_count(model), NABA))
     shared = fext.shape[0] == 1
     for s in range(q.shape[0]):
         singular = aba_into(model, q[s], qd[s], tau[s], fext[0 if shared else s], work, qdd[s])

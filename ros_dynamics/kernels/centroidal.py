@@ -19,12 +19,14 @@ The centre of mass moves with the linear rows: J_G = A_G[:3] / m.
 from numba import carray
 import numpy as np
 
-from ros_dynamics.kernels.crba import composite_inertias, NWORK, W_H, W_IBAR, W_MASS
-from ros_dynamics.kernels.kinematics import (forward_pass, NWORK as KINEMATIC_NWORK, transforms,
-                                             W_ACC_V, W_ACC_W, W_VEL_V, W_VEL_W, world_poses)
+from ros_dynamics.kernels.crba import composite_inertias
+from ros_dynamics.kernels.kinematics import forward_pass, transforms, world_poses
 from ros_dynamics.multibody.joints import (bad_positions, bad_state, body_count, joint_nv,
-                                           MIMIC_GAIN, model_at, nq_of, nv_of, rigid_inertia,
-                                           state_at, subspace_column, velocity_index)
+                                           model_at, nq_of, nv_of, rigid_inertia, state_at,
+                                           subspace_column, velocity_index)
+from ros_dynamics.multibody.layouts import (CRBA_H, CRBA_IBAR, CRBA_MASS, MIMIC_GAIN, NCRBA,
+                                            NKINEMATICS, NPOSE, POSE_P, POSE_R, W_ACC_V, W_ACC_W,
+                                            W_VEL_V, W_VEL_W)
 from ros_dynamics.multibody.spatial import (add, cross, cross_force, load3, load6, load9, mat_vec,
                                             rigid_inertia_times, scale, sub)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, OUT2, state_entry, STATUS
@@ -38,16 +40,17 @@ def centre_of_mass_of(model, poses):
     for i in range(body_count(model)):
         m, h, _ = rigid_inertia(model, i)
         mass += m
-        moment = add(moment, add(scale(m, load3(poses, i, 9)), mat_vec(load9(poses, i, 0), h)))
+        moment = add(moment, add(scale(m, load3(poses, i, POSE_P)),
+                                 mat_vec(load9(poses, i, POSE_R), h)))
     return mass, scale(1.0 / mass if mass > 0.0 else 0.0, moment)
 
 
 @kernel
 def force_at(poses, i, com, n, f):
     """Return (linear, angular): body i's force (n, f) (body coordinates) in world axes at com."""
-    rot = load9(poses, i, 0)
+    rot = load9(poses, i, POSE_R)
     linear = mat_vec(rot, f)
-    return linear, add(mat_vec(rot, n), cross(sub(load3(poses, i, 9), com), linear))
+    return linear, add(mat_vec(rot, n), cross(sub(load3(poses, i, POSE_P), com), linear))
 
 
 @kernel(signatures=[STATUS(IN2, IN1, OUT2, OUT1)])
@@ -60,8 +63,8 @@ def centroidal_momentum_matrix(model, q, out, com):
     if bad_positions(model, q) or out.shape[1] != nv_of(model):
         return 1
     nb = body_count(model)
-    work = np.empty((nb, NWORK))
-    poses = np.empty((nb, 12))
+    work = np.empty((nb, NCRBA))
+    poses = np.empty((nb, NPOSE))
     transforms(model, q, work)
     world_poses(model, work, poses)
     composite_inertias(model, work)
@@ -73,8 +76,8 @@ def centroidal_momentum_matrix(model, q, out, com):
         first = velocity_index(model, i)
         for a in range(joint_nv(model, i)):
             sw, sv = subspace_column(model, i, a)
-            n, f = rigid_inertia_times(work[i, W_MASS], load3(work, i, W_H),
-                                       load6(work, i, W_IBAR), sw, sv)
+            n, f = rigid_inertia_times(work[i, CRBA_MASS], load3(work, i, CRBA_H),
+                                       load6(work, i, CRBA_IBAR), sw, sv)
             linear, angular = force_at(poses, i, centre, n, f)
             for r in range(3):
                 out[r, first + a] += gain * linear[r]
@@ -105,8 +108,8 @@ def centroidal_momentum_bias(model, q, qd, out):
     if bad_positions(model, q) or bad_state(model, qd):
         return 1
     nb = body_count(model)
-    work = np.empty((nb, KINEMATIC_NWORK))
-    poses = np.empty((nb, 12))
+    work = np.empty((nb, NKINEMATICS))
+    poses = np.empty((nb, NPOSE))
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     world_poses(model, work, poses)
     _, centre = centre_of_mass_of(model, poses)

@@ -30,16 +30,17 @@ from numba import carray
 import numpy as np
 from ros_dynamics.kernels.crba import crba_from_transforms
 from ros_dynamics.kernels.jacobian import bias_acceleration_at, jacobian_at_point
-from ros_dynamics.kernels.kinematics import forward_pass, NWORK, world_poses
+from ros_dynamics.kernels.kinematics import forward_pass, world_poses
 from ros_dynamics.kernels.ltdl import (last_coordinate, ltdl_into, solve_l, solve_lt,
                                        solve_lt_chain, velocity_parents)
 from ros_dynamics.kernels.rnea import rnea_into
 from ros_dynamics.multibody.joints import (bad_positions, bad_state, body_count, gravity_of,
                                            model_at, nq_of, state_at)
+from ros_dynamics.multibody.layouts import (CT_BODY, CT_POINT, CT_SIZE, NCONTACT, NKINEMATICS,
+                                            NPOSE, POSE_P, POSE_R)
 from ros_dynamics.multibody.spatial import add, cross, load3, load9, mat_vec, sub
 from ros_dynamics.runtime.jit import kernel, read_only, state_entry
 
-NCONTACT = 5            # values per contact in ``extra``: size, body, point (3)
 RANK_TOLERANCE = 1e-10  # forward.RANK_TOLERANCE: G's smallest pivot^2 relative to its largest
 
 
@@ -105,8 +106,8 @@ def contact_rows_into(model, q, qd, contacts, count, jac, gamma):
     without gravity gives every body's velocity, bias acceleration and pose.
     """
     nb = body_count(model)
-    work = np.empty((nb, NWORK))
-    poses = np.empty((nb, 12))
+    work = np.empty((nb, NKINEMATICS))
+    poses = np.empty((nb, NPOSE))
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     world_poses(model, work, poses)
     rows_from_pass(model, work, poses, qd, contacts, count, (0.0, 0.0, 0.0), jac, gamma)
@@ -129,10 +130,11 @@ def rows_from_pass(model, work, poses, qd, contacts, count, lift, jac, gamma):
     r = 0
     for c in range(count):
         base = c * NCONTACT
-        size, body = int(contacts[base]), int(contacts[base + 1])
+        size, body = int(contacts[base + CT_SIZE]), int(contacts[base + CT_BODY])
         if body >= 0:
-            local = (contacts[base + 2], contacts[base + 3], contacts[base + 4])
-            point = add(load3(poses, body, 9), mat_vec(load9(poses, body, 0), local))
+            local = (contacts[base + CT_POINT], contacts[base + CT_POINT + 1],
+                     contacts[base + CT_POINT + 2])
+            point = add(load3(poses, body, POSE_P), mat_vec(load9(poses, body, POSE_R), local))
             jacobian_at_point(model, poses, body, point, point_jac)
             angular, _, classical = bias_acceleration_at(work, poses, body, local)
             classical = sub(classical, lift)
@@ -163,7 +165,7 @@ def rows_of(contacts, count):
     """Return m, the contacts' constraint rows."""
     m = 0
     for c in range(count):
-        m += int(contacts[c * NCONTACT])
+        m += int(contacts[c * NCONTACT + CT_SIZE])
     return m
 
 
@@ -181,8 +183,8 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     """
     nb, n = body_count(model), qd.shape[0]
     m = rows_of(contacts, count)
-    work = np.empty((nb, NWORK))
-    poses = np.empty((nb, 12))
+    work = np.empty((nb, NKINEMATICS))
+    poses = np.empty((nb, NPOSE))
     bias = np.empty(n)
     rnea_into(model, q, qd, None, None, work, bias)
     world_poses(model, work, poses)
@@ -216,8 +218,8 @@ def constrained_dynamics(model, q, qd, tau, contacts, count, out):
     deepest = np.empty(m, np.int64)
     r = 0
     for c in range(count):
-        last = last_coordinate(model, int(contacts[c * NCONTACT + 1]), tree)
-        size = int(contacts[c * NCONTACT])
+        last = last_coordinate(model, int(contacts[c * NCONTACT + CT_BODY]), tree)
+        size = int(contacts[c * NCONTACT + CT_SIZE])
         solve_lt_chain(factor, parents, last, jac[r:r + size])
         for a in range(r, r + size):
             deepest[a] = last

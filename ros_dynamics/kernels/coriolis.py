@@ -20,25 +20,18 @@ is skew-symmetric. Cost O(n d^2) for depth d.
 
 import numpy as np
 
-from ros_dynamics.kernels.kinematics import forward_pass, NWORK, W_VEL_V, W_VEL_W, world_poses
+from ros_dynamics.kernels.kinematics import forward_pass, world_poses
 from ros_dynamics.multibody.joints import (bad_positions, bad_state, body_count, joint_nv,
-                                           MAX_JOINT_NV, MIMIC_GAIN, parent_of, rigid_inertia,
-                                           subspace_column, velocity_index)
+                                           parent_of, rigid_inertia, subspace_column,
+                                           velocity_index)
+from ros_dynamics.multibody.layouts import (COR_H, COR_IBAR, COR_MASS, COR_S_AXIS, COR_S_RATE,
+                                            COR_VEL, MIMIC_GAIN, NCOR_COLUMN, NCOR_SUBSPACE,
+                                            NCORIOLIS, NKINEMATICS, NPOSE, POSE_P, POSE_R,
+                                            SP_LINEAR, W_VEL_V, W_VEL_W)
 from ros_dynamics.multibody.spatial import (add, cross, cross_force, cross_motion, dot, load3,
                                             load6, load9, mat_vec, rigid_inertia_times,
                                             rigid_inertia_to_parent, scale, store3, store6, sub)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT2, STATUS
-
-# per-body world quantities
-C_VEL = 0     # 6: v_i
-C_MASS = 6    # 1
-C_H = 7       # 3
-C_IBAR = 10   # 6
-NCOL = 16
-# per motion-subspace column a of a body: at 12 a
-S_AXIS = 0    # 6: S_ia
-S_RATE = 6    # 6: dS_ia/dt
-NSUBSPACE = 12 * MAX_JOINT_NV
 
 
 @kernel
@@ -55,41 +48,44 @@ def coriolis_matrix(model, q, qd, out):
         return 1
     nb = body_count(model)
     out[:, :] = 0.0
-    work = np.empty((nb, NWORK))
+    work = np.empty((nb, NKINEMATICS))
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
-    poses = np.empty((nb, 12))
+    poses = np.empty((nb, NPOSE))
     world_poses(model, work, poses)
-    world = np.empty((nb, NCOL))
-    subspace = np.empty((nb, NSUBSPACE))
+    world = np.empty((nb, NCORIOLIS))
+    subspace = np.empty((nb, NCOR_SUBSPACE))
     for i in range(nb):
-        rot, pos = load9(poses, i, 0), load3(poses, i, 9)
+        rot, pos = load9(poses, i, POSE_R), load3(poses, i, POSE_P)
         vw, vv = motion_to_world(rot, pos, load3(work, i, W_VEL_W), load3(work, i, W_VEL_V))
         for a in range(joint_nv(model, i)):
             sw, sv = subspace_column(model, i, a)
             sw, sv = motion_to_world(rot, pos, sw, sv)
             dw, dv = cross_motion(vw, vv, sw, sv)
-            store3(subspace, i, 12 * a + S_AXIS, sw)
-            store3(subspace, i, 12 * a + S_AXIS + 3, sv)
-            store3(subspace, i, 12 * a + S_RATE, dw)
-            store3(subspace, i, 12 * a + S_RATE + 3, dv)
+            store3(subspace, i, NCOR_COLUMN * a + COR_S_AXIS, sw)
+            store3(subspace, i, NCOR_COLUMN * a + COR_S_AXIS + SP_LINEAR, sv)
+            store3(subspace, i, NCOR_COLUMN * a + COR_S_RATE, dw)
+            store3(subspace, i, NCOR_COLUMN * a + COR_S_RATE + SP_LINEAR, dv)
         m, h, ibar = rigid_inertia(model, i)
         h, ibar = rigid_inertia_to_parent(rot, pos, m, h, ibar)
-        store3(world, i, C_VEL, vw)
-        store3(world, i, C_VEL + 3, vv)
-        world[i, C_MASS] = m
-        store3(world, i, C_H, h)
-        store6(world, i, C_IBAR, ibar)
+        store3(world, i, COR_VEL, vw)
+        store3(world, i, COR_VEL + SP_LINEAR, vv)
+        world[i, COR_MASS] = m
+        store3(world, i, COR_H, h)
+        store6(world, i, COR_IBAR, ibar)
     for i in range(nb):
-        m, h, ibar = world[i, C_MASS], load3(world, i, C_H), load6(world, i, C_IBAR)
-        vw, vv = load3(world, i, C_VEL), load3(world, i, C_VEL + 3)
+        m, h, ibar = world[i, COR_MASS], load3(world, i, COR_H), load6(world, i, COR_IBAR)
+        vw, vv = load3(world, i, COR_VEL), load3(world, i, COR_VEL + SP_LINEAR)
         ivn, ivf = rigid_inertia_times(m, h, ibar, vw, vv)
         k = i
         while k >= 0:
             gk = model[k, MIMIC_GAIN]
             for a in range(joint_nv(model, k)):
-                sw, sv = load3(subspace, k, 12 * a), load3(subspace, k, 12 * a + 3)
-                fn, ff = rigid_inertia_times(m, h, ibar, load3(subspace, k, 12 * a + S_RATE),
-                                             load3(subspace, k, 12 * a + S_RATE + 3))
+                column = NCOR_COLUMN * a
+                sw = load3(subspace, k, column + COR_S_AXIS)
+                sv = load3(subspace, k, column + COR_S_AXIS + SP_LINEAR)
+                fn, ff = rigid_inertia_times(m, h, ibar, load3(subspace, k, column + COR_S_RATE),
+                                             load3(subspace, k,
+                                                   column + COR_S_RATE + SP_LINEAR))
                 isn, isf = rigid_inertia_times(m, h, ibar, sw, sv)
                 t1n, t1f = cross_force(vw, vv, isn, isf)
                 xw, xv = cross_motion(vw, vv, sw, sv)
@@ -102,8 +98,8 @@ def coriolis_matrix(model, q, qd, out):
                 while j >= 0:
                     gain = model[j, MIMIC_GAIN] * gk
                     for b in range(joint_nv(model, j)):
-                        value = (dot(load3(subspace, j, 12 * b), fn)
-                                 + dot(load3(subspace, j, 12 * b + 3), ff))
+                        value = (dot(load3(subspace, j, NCOR_COLUMN * b + COR_S_AXIS), fn)
+                                 + dot(load3(subspace, j, NCOR_COLUMN * b + SP_LINEAR), ff))
                         out[velocity_index(model, j) + b, col] += gain * value
                     j = parent_of(model, j)
             k = parent_of(model, k)

@@ -16,8 +16,9 @@ import numpy as np
 
 from ros_dynamics.kernels.kinematics import transforms, W_POS, W_ROT
 from ros_dynamics.multibody.joints import (armature_of, bad_positions, batch_of_one, body_count,
-                                           joint_nv, MIMIC_GAIN, model_at, nq_of, parent_of,
-                                           rigid_inertia, subspace_column, velocity_index)
+                                           joint_nv, model_at, nq_of, parent_of, rigid_inertia,
+                                           subspace_column, velocity_index)
+from ros_dynamics.multibody.layouts import MIMIC_GAIN
 from ros_dynamics.multibody.spatial import (add, dot, force_to_parent, load3, load6, load9,
                                             rigid_inertia_times, rigid_inertia_to_parent, store3,
                                             store6)

@@ -14,10 +14,10 @@ out, as Pinocchio does).
 from numba import types
 import numpy as np
 
-from ros_dynamics.kernels.kinematics import (forward_pass, NWORK, transforms, W_VEL_V, W_VEL_W,
-                                             world_poses)
+from ros_dynamics.kernels.kinematics import forward_pass, transforms, world_poses
 from ros_dynamics.multibody.joints import (armature_of, body_count, gravity_of, joint_rate,
                                            rigid_inertia)
+from ros_dynamics.multibody.layouts import NKINEMATICS, NPOSE, POSE_P, POSE_R, W_VEL_V, W_VEL_W
 from ros_dynamics.multibody.spatial import (add, dot, load3, load9, mat_vec, rigid_inertia_times,
                                             scale)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel
@@ -26,19 +26,19 @@ from ros_dynamics.runtime.jit import IN1, IN2, kernel
 @kernel(signatures=[types.float64(IN2, IN1, IN1)])
 def kinetic_energy(model, q, qd):
     """Return T(q, qd) in J for validated q, qd."""
-    return kinetic_energy_of(model, q, qd, np.empty((body_count(model), NWORK)))
+    return kinetic_energy_of(model, q, qd, np.empty((body_count(model), NKINEMATICS)))
 
 
 @kernel(signatures=[types.float64(IN2, IN1)])
 def potential_energy(model, q):
     """Return V(q) in J for a validated q."""
     nb = body_count(model)
-    return potential_energy_of(model, q, np.empty((nb, NWORK)), np.empty((nb, 12)))
+    return potential_energy_of(model, q, np.empty((nb, NKINEMATICS)), np.empty((nb, NPOSE)))
 
 
 @kernel
 def kinetic_energy_of(model, q, qd, work):
-    """Return T(q, qd) in J; ``work`` (nb, kinematics.NWORK) is overwritten."""
+    """Return T(q, qd) in J; ``work`` (nb, NKINEMATICS) is overwritten."""
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
     energy = 0.0
     for i in range(body_count(model)):
@@ -54,7 +54,7 @@ def kinetic_energy_of(model, q, qd, work):
 
 @kernel
 def potential_energy_of(model, q, work, poses):
-    """Return V(q) in J; ``work`` (nb, kinematics.NWORK) and ``poses`` (nb, 12) are overwritten."""
+    """Return V(q) in J; ``work`` (nb, NKINEMATICS) and ``poses`` (nb, NPOSE) are overwritten."""
     transforms(model, q, work)
     return potential_energy_at(model, work, poses)
 
@@ -67,6 +67,6 @@ def potential_energy_at(model, work, poses):
     energy = 0.0
     for i in range(body_count(model)):
         m, h, ibar = rigid_inertia(model, i)
-        moment = add(scale(m, load3(poses, i, 9)), mat_vec(load9(poses, i, 0), h))
+        moment = add(scale(m, load3(poses, i, POSE_P)), mat_vec(load9(poses, i, POSE_R), h))
         energy -= dot(g, moment)
     return energy

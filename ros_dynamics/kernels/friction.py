@@ -25,10 +25,10 @@ import math
 from numba import carray
 
 from ros_dynamics.kernels.rnea import inverse_dynamics_batch
-from ros_dynamics.multibody.joints import (bad_state, body_count, COL_COULOMB, COL_OFFSET,
-                                           COL_SIGMOID, COL_SIGMOID_REST, COL_VISCOUS,
-                                           H_FRICTION_VELOCITY, model_at, one_state, state_at,
+from ros_dynamics.multibody.joints import (bad_state, body_count, model_at, one_state, state_at,
                                            velocity_index)
+from ros_dynamics.multibody.layouts import (COL_COULOMB, COL_OFFSET, COL_SIGMOID, COL_SIGMOID_REST,
+                                            COL_VISCOUS, H_FRICTION_VELOCITY)
 from ros_dynamics.runtime.jit import IN2, kernel, OUT2, state_entry, STATUS
 
 

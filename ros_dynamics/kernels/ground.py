@@ -57,43 +57,28 @@ from ros_dynamics.kernels.aba import cholesky_factor
 from ros_dynamics.kernels.contact import back_substitute, forward_substitute
 from ros_dynamics.kernels.crba import crba_into
 from ros_dynamics.kernels.integrators import (accepted_step, block_parts, block_size,
-                                              body_forces_into, C_COUNT, C_DT, C_LIMITS,
-                                              C_WRENCHES, DONE, finite_state, has_input,
-                                              joint_torques_into, NCONTROL, NON_FINITE, state_copy,
+                                              body_forces_into, DONE, finite_state, has_input,
+                                              joint_torques_into, NON_FINITE, state_copy,
                                               zero_body_forces)
 from ros_dynamics.kernels.jacobian import jacobian_at_point
 from ros_dynamics.kernels.kinematics import world_poses
 from ros_dynamics.kernels.manifold import add_transport, integrate_mixed_into, rotate_back
 from ros_dynamics.kernels.rnea import rnea_into
-from ros_dynamics.multibody.joints import body_count, H_TOLERANCE, model_at, nq_of, state_at
+from ros_dynamics.multibody.joints import body_count, model_at, nq_of, state_at
+from ros_dynamics.multibody.layouts import (C_COUNT, C_DT, C_LIMITS, C_WRENCHES, G_COUNT, G_ERP,
+                                            G_FRICTION, G_HEIGHT, G_ITERATIONS, G_NORMAL, G_SWEEPS,
+                                            G_TANGENT1, G_TANGENT2, G_TOLERANCE, G_TOUCHING,
+                                            H_TOLERANCE, NCONTROL, NGROUND_HEADER, NPOINT, P_BODY,
+                                            P_POINT, P_RADIUS, POSE_P, POSE_R)
 from ros_dynamics.multibody.spatial import add, load3, load9, mat_vec
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, state_entry, STATUS
-
-# the ground data's header
-G_COUNT = 0         # k, contact points
-G_HEIGHT = 1        # the plane's offset along its normal (m)
-G_NORMAL = 2        # 3: unit normal, world axes
-G_TANGENT1 = 5      # 3: t1, world axes (t1, t2, n right-handed)
-G_TANGENT2 = 8      # 3: t2
-G_FRICTION = 11     # mu
-G_ITERATIONS = 12   # most Gauss-Seidel sweeps a step
-G_TOLERANCE = 13    # relative change of the impulses that ends the sweeps
-G_ERP = 14          # fraction of a penetration taken back a step
-G_SWEEPS = 15       # out: sweeps of the last step
-G_TOUCHING = 16     # out: points with a positive normal impulse in the last step
-NHEADER = 17
-# a point's row
-P_BODY = 0          # its body (>= 0)
-P_POINT = 1         # 3: the point (a sphere's centre) in body coordinates (m)
-P_RADIUS = 4        # the sphere's radius (m), 0 for a point
-NPOINT = 5
 
 
 @kernel
 def ground_size(n, k):
     """Return the length of the ground data for n = nv velocities and k points."""
     m = 3 * k
-    return NHEADER + NPOINT * k + 7 * k + n * n + m * n + n * (m + 1) + m * m + m + 6 * n
+    return NGROUND_HEADER + NPOINT * k + 7 * k + n * n + m * n + n * (m + 1) + m * m + m + 6 * n
 
 
 @kernel
@@ -107,8 +92,8 @@ def ground_parts(block, start, n):
     """
     k = int(block[start + G_COUNT])
     m = 3 * k
-    header = block[start:start + NHEADER]
-    at = start + NHEADER
+    header = block[start:start + NGROUND_HEADER]
+    at = start + NGROUND_HEADER
     points = block[at:at + NPOINT * k].reshape((k, NPOINT))
     at += NPOINT * k
     impulses = block[at:at + m].reshape((k, 3))
@@ -143,8 +128,8 @@ def contact_rows(model, poses, header, points, gaps, jac, jac6):
     for i in range(points.shape[0]):
         body = int(points[i, P_BODY])
         radius = points[i, P_RADIUS]
-        p = add(load3(poses, body, 9), mat_vec(load9(poses, body, 0),
-                                               load3(points, i, P_POINT)))
+        p = add(load3(poses, body, POSE_P), mat_vec(load9(poses, body, POSE_R),
+                                                    load3(points, i, P_POINT)))
         gaps[i] = (normal[0] * p[0] + normal[1] * p[1] + normal[2] * p[2] - radius
                    - header[G_HEIGHT])
         contact = (p[0] - radius * normal[0], p[1] - radius * normal[1],

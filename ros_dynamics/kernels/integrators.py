@@ -41,49 +41,25 @@ import math
 
 from numba import carray, types
 import numpy as np
-from ros_dynamics.kernels import aba, kinematics
+from ros_dynamics.kernels import kinematics
 from ros_dynamics.kernels.aba import aba_into, dense_into
 from ros_dynamics.kernels.energy import kinetic_energy_of, potential_energy_at
 from ros_dynamics.kernels.friction import sigmoid_friction
-from ros_dynamics.kernels.loop_closures import (chain_parts, chain_size, K_CLOSURES, K_ROWS,
-                                                kkt_acceleration_into, NHEADER,
+from ros_dynamics.kernels.loop_closures import (chain_parts, chain_size, kkt_acceleration_into,
                                                 singular_configuration)
 from ros_dynamics.kernels.manifold import add_bracket, integrate_into
 from ros_dynamics.multibody.joints import body_count, model_at, nq_of, state_at
+from ros_dynamics.multibody.layouts import (C_COUNT, C_DENSE, C_DT, C_ENERGY, C_KINETIC,
+                                            C_KINETIC_SCALE, C_LIMITS, C_REFERENCE, C_RK4, C_TIME,
+                                            C_TOLERANCE, C_WRENCHES, DAMPING, FRICTION,
+                                            FRICTION_VELOCITY, K_CLOSURES, K_ROWS, LOWER, NABA,
+                                            NCLOSURE_HEADER, NCONTROL, NKINEMATICS, NPARAMS, NPOSE,
+                                            NSPATIAL, NWRENCH, OFFSET, Q_INDEX, SIGMOID,
+                                            STOP_DAMPING, STOP_STIFFNESS, UPPER, WRENCH_FORCE)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
 
-# rows of the joint-parameter array
-DAMPING = 0
-FRICTION = 1
-FRICTION_VELOCITY = 2
-LOWER = 3
-UPPER = 4
-STOP_STIFFNESS = 5
-STOP_DAMPING = 6
-OFFSET = 7
-SIGMOID = 8     # 3 rows: phi1, phi2, phi3
-Q_INDEX = 11    # the velocity coordinate's position coordinate (one-dof joints), -1 for the
-#                 coordinates of a multi-dof joint (no limits, no position gain)
-NPARAMS = 12
-
-# columns of a wrench row: kinematics.WRENCH_* (body, link origin in body coordinates, force,
-# torque)
-WRENCH_FORCE, NWRENCH = kinematics.WRENCH_FORCE, kinematics.NWRENCH
-
-# entries of the control array: settings, then the running state of the energy check
-C_DT = 0            # step (s)
-C_RK4 = 1           # 1: RK4, 0: semi-implicit Euler
-C_LIMITS = 2        # 1: position-limit stops on
-C_DENSE = 3         # 1: M qdd = tau - b by Cholesky (mimic joints), 0: ABA
-C_TOLERANCE = 4     # relative energy growth tolerated with no input
-C_TIME = 5          # simulated time (s)
-C_REFERENCE = 6     # energy reference (J), NaN while an input is applied
-C_KINETIC_SCALE = 7  # largest kinetic energy since the reference was taken (J)
-C_KINETIC = 8       # kinetic energy of the last state checked (J)
-C_ENERGY = 9        # total energy of the last state checked (J)
-C_COUNT = 10        # steps to take (simulation_steps_entry)
-C_WRENCHES = 11     # wrench rows that follow the parameters in the entry's block
-NCONTROL = 12
+# the parameter rows (PARAMS_LAYOUT), the wrench rows (WRENCH_LAYOUT) and the control array
+# (CONTROL_LAYOUT) are declared in layouts.py
 
 # statuses of simulation_steps (besides -(k + 1): M singular at k; for constrained_steps the
 # KKT matrix singular at column k)
@@ -186,13 +162,13 @@ def simulator_energy(model, q, qd, block, scratch, out):
     Write a simulator's (E, T) (J, energy_terms) at q (nq,), qd (nv,) into out (2,); return 0.
 
     ``block``: the simulator's block (parameter rows, C_LIMITS); ``scratch``
-    (nb (kinematics.NWORK + 12)) is overwritten, not the block's workspace
+    (nb (NKINEMATICS + 12)) is overwritten, not the block's workspace
     (a caller on another thread than the steps'). Simulator.energy.
     """
     nb = body_count(model)
     params = block_params(block, qd.shape[0])
-    work = scratch[:nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
-    poses = scratch[nb * kinematics.NWORK:nb * (kinematics.NWORK + 12)].reshape((nb, 12))
+    work = scratch[:nb * NKINEMATICS].reshape((nb, NKINEMATICS))
+    poses = scratch[nb * NKINEMATICS:nb * (NKINEMATICS + 12)].reshape((nb, 12))
     out[0], out[1] = energy_terms(model, q, qd, params, block[C_LIMITS] != 0.0, work, poses)
     return 0
 
@@ -208,7 +184,7 @@ def block_size(n, nb, wrench_count):
     n is nv; the two position-sized vectors get n + nb >= nq entries each
     (a joint has at most one position coordinate more than velocities).
     """
-    scratch = nb * (aba.NWORK + 6 + kinematics.NWORK + 12) + n * n + 9 * n + 2 * (n + nb)
+    scratch = nb * (NABA + NSPATIAL + NKINEMATICS + NPOSE) + n * n + 9 * n + 2 * (n + nb)
     return NCONTROL + NPARAMS * n + NWRENCH * wrench_count + scratch
 
 
@@ -218,8 +194,8 @@ def block_parts(block, nq, n, nb):
     Return views of a block: control, params, wrenches, workspace, q_next (nq,), qd_next (n,).
 
     The workspace is the tuple ``advance`` takes: ABA/dense work (nb,
-    aba.NWORK), mass matrix (n, n), body forces (nb, 6), kinematics work (nb,
-    kinematics.NWORK), world poses (nb, 12), tau, the four RK4 slopes (n,),
+    NABA), mass matrix (n, n), body forces (nb, 6), kinematics work (nb,
+    NKINEMATICS), world poses (nb, NPOSE), tau, the four RK4 slopes (n,),
     a stage state q (nq,) and qd (n,), and the velocities of RK4's second
     and third stages (n,). n is nv.
     """
@@ -230,16 +206,16 @@ def block_parts(block, nq, n, nb):
     start += NPARAMS * n
     wrenches = block[start:start + NWRENCH * wrench_count].reshape((wrench_count, NWRENCH))
     start += NWRENCH * wrench_count
-    work = block[start:start + nb * aba.NWORK].reshape((nb, aba.NWORK))
-    start += nb * aba.NWORK
+    work = block[start:start + nb * NABA].reshape((nb, NABA))
+    start += nb * NABA
     mass = block[start:start + n * n].reshape((n, n))
     start += n * n
-    fext = block[start:start + nb * 6].reshape((nb, 6))
-    start += nb * 6
-    kinematic_work = block[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
-    start += nb * kinematics.NWORK
-    poses = block[start:start + nb * 12].reshape((nb, 12))
-    start += nb * 12
+    fext = block[start:start + nb * NSPATIAL].reshape((nb, NSPATIAL))
+    start += nb * NSPATIAL
+    kinematic_work = block[start:start + nb * NKINEMATICS].reshape((nb, NKINEMATICS))
+    start += nb * NKINEMATICS
+    poses = block[start:start + nb * NPOSE].reshape((nb, NPOSE))
+    start += nb * NPOSE
     vectors = block[start:start + 9 * n].reshape((9, n))
     start += 9 * n
     positions = block[start:start + 2 * nq].reshape((2, nq))
@@ -403,7 +379,7 @@ def energy_terms(model, q, qd, params, limits, kinematic_work, poses):
     Return (E, T) in J at q (nq,), qd (nv,): kinetic + potential + limit springs, kinetic.
 
     The limit springs store 1/2 k_stop p^2 for the penetration p past a limit;
-    kinematic_work (nb, kinematics.NWORK) and poses (nb, 12) are overwritten.
+    kinematic_work (nb, NKINEMATICS) and poses (nb, 12) are overwritten.
     """
     kinetic = kinetic_energy_of(model, q, qd, kinematic_work)   # leaves the body transforms
     total = kinetic + potential_energy_at(model, kinematic_work, poses)
@@ -588,7 +564,7 @@ def constrained_steps_entry(model, rows, n, q, qd, effort, extra, out):
     m = model_at(model, rows)
     control = carray(extra, NCONTROL)
     start = block_size(n, rows - 1, int(control[C_WRENCHES]))
-    header = carray(extra, start + NHEADER)[start:]
+    header = carray(extra, start + NCLOSURE_HEADER)[start:]
     size = start + chain_size(n, int(header[K_CLOSURES]), int(header[K_ROWS]))
     block = carray(extra, size)
     state = carray(out, 2 * n)   # closed chains: one-dof joints only, nq = n

@@ -14,11 +14,12 @@ geometric Jacobian for revolute and prismatic joints). Rows are
 from numba import carray
 import numpy as np
 
-from ros_dynamics.kernels.kinematics import (forward_pass, NWORK, store_world_pose, W_ACC_V,
-                                             W_ACC_W, W_VEL_V, W_VEL_W, world_poses)
+from ros_dynamics.kernels.kinematics import forward_pass, store_world_pose, world_poses
 from ros_dynamics.multibody.joints import (bad_positions, bad_state, body_count, joint_nv,
-                                           joint_transform, MIMIC_GAIN, model_at, nq_of, nv_of,
-                                           parent_of, state_at, subspace_column, velocity_index)
+                                           joint_transform, model_at, nq_of, nv_of, parent_of,
+                                           state_at, subspace_column, velocity_index)
+from ros_dynamics.multibody.layouts import (LINK_BODY, MIMIC_GAIN, NKINEMATICS, NPOSE, POSE_P,
+                                            POSE_R, W_ACC_V, W_ACC_W, W_VEL_V, W_VEL_W)
 from ros_dynamics.multibody.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
 from ros_dynamics.runtime.jit import kernel, read_only, state_entry
 
@@ -26,10 +27,10 @@ from ros_dynamics.runtime.jit import kernel, read_only, state_entry
 @kernel
 def link_pose(poses, body, offset):
     """Return (R, P) of a link: its body's world pose composed with the fixed offset[12]."""
-    off_rot, off_pos = load9(offset, 0, 0), load3(offset, 0, 9)
+    off_rot, off_pos = load9(offset, 0, POSE_R), load3(offset, 0, POSE_P)
     if body < 0:
         return off_rot, off_pos
-    rot, pos = load9(poses, body, 0), load3(poses, body, 9)
+    rot, pos = load9(poses, body, POSE_R), load3(poses, body, POSE_P)
     return mat_mat(rot, off_rot), add(pos, mat_vec(rot, off_pos))
 
 
@@ -49,7 +50,7 @@ def chain_poses(model, q, body):
         chain[depth] = k
         depth += 1
         k = parent_of(model, k)
-    poses = np.empty((nb, 12))
+    poses = np.empty((nb, NPOSE))
     for d in range(depth - 1, -1, -1):
         i = chain[d]
         rot, r = joint_transform(model, i, q)
@@ -77,7 +78,8 @@ def link_transform_entry(model, rows, n, q, b, c, extra, out):
     """Entry point of ``link_transform`` (C pointers, _jit.STATE_ENTRY; extra: jacobian_entry)."""
     link = read_only(carray(extra, (1, 13)))
     m = model_at(model, rows)
-    return link_transform(m, state_at(q, nq_of(m)), int(link[0, 12]), link, carray(out, (4, 4)))
+    return link_transform(m, state_at(q, nq_of(m)), int(link[0, LINK_BODY]), link,
+                          carray(out, (4, 4)))
 
 
 @kernel
@@ -107,7 +109,7 @@ def jacobian_at_point(model, poses, body, point, jac):
     jac[:, :] = 0.0
     k = body
     while k >= 0:
-        body_rot, origin = load9(poses, k, 0), load3(poses, k, 9)
+        body_rot, origin = load9(poses, k, POSE_R), load3(poses, k, POSE_P)
         gain = model[k, MIMIC_GAIN]
         first = velocity_index(model, k)
         for a in range(joint_nv(model, k)):
@@ -130,7 +132,7 @@ def jacobian_entry(model, rows, n, q, b, c, extra, jac):
     """
     link = read_only(carray(extra, (1, 13)))
     m = model_at(model, rows)
-    return jacobian_world_aligned(m, state_at(q, nq_of(m)), int(link[0, 12]), link,
+    return jacobian_world_aligned(m, state_at(q, nq_of(m)), int(link[0, LINK_BODY]), link,
                                   carray(jac, (6, n)))
 
 
@@ -148,11 +150,11 @@ def link_bias_acceleration(model, q, qd, body, offset, out):
     out[:, :] = 0.0
     if body < 0:
         return 0
-    work = np.empty((nb, NWORK))
+    work = np.empty((nb, NKINEMATICS))
     forward_pass(model, q, qd, None, (0.0, 0.0, 0.0), work)
-    poses = np.empty((nb, 12))
+    poses = np.empty((nb, NPOSE))
     world_poses(model, work, poses)
-    rows = bias_acceleration_at(work, poses, body, load3(offset, 0, 9))
+    rows = bias_acceleration_at(work, poses, body, load3(offset, 0, POSE_P))
     for r in range(3):
         for k in range(3):
             out[r, k] = rows[r][k]
@@ -173,7 +175,7 @@ def bias_acceleration_at(work, poses, body, c):
     v_point = add(v, cross(w, c))
     a_point = add(av, cross(aw, c))
     classical = add(a_point, cross(w, v_point))
-    rot = load9(poses, body, 0)
+    rot = load9(poses, body, POSE_R)
     return mat_vec(rot, aw), mat_vec(rot, a_point), mat_vec(rot, classical)
 
 
@@ -189,4 +191,4 @@ def link_bias_acceleration_entry(model, rows, n, q, qd, c, extra, out):
     if bad_positions(m, q) or bad_state(m, qd):
         return 1
     link = read_only(carray(extra, (1, 13)))
-    return link_bias_acceleration(m, q, qd, int(link[0, 12]), link, carray(out, (3, 3)))
+    return link_bias_acceleration(m, q, qd, int(link[0, LINK_BODY]), link, carray(out, (3, 3)))

@@ -14,21 +14,16 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ros_dynamics.multibody.joints import body_count, joint_transform, joint_velocity, parent_of
+from ros_dynamics.multibody.layouts import (NKINEMATICS, NPOSE, NWRENCH, POSE_P, POSE_R,
+                                            SP_ANGULAR, SP_LINEAR, W_ACC_V, W_ACC_W, W_POS, W_ROT,
+                                            W_VEL_V, W_VEL_W, WRENCH_BODY, WRENCH_FORCE,
+                                            WRENCH_OFFSET, WRENCH_TORQUE)
 from ros_dynamics.multibody.spatial import (add, cross, cross_motion, load3, load9, mat_mat,
                                             mat_t_vec, mat_vec, motion_to_child, store3, store9)
 from ros_dynamics.runtime.batches import as_array
 from ros_dynamics.runtime.jit import IN2, kernel, OUT3, STATUS
 
-# workspace columns, one row per body
-W_ROT = 0       # 9: R_i, body frame in parent coordinates
-W_POS = 9       # 3: r_i, body origin in parent coordinates
-W_VEL_W = 12    # 3: angular velocity (body coordinates)
-W_VEL_V = 15    # 3: linear velocity of the body origin
-W_ACC_W = 18    # 3: spatial acceleration, angular part
-W_ACC_V = 21    # 3: spatial acceleration, linear part
-W_FORCE_N = 24  # 3: net spatial force, moment part (RNEA)
-W_FORCE_F = 27  # 3: net spatial force, linear part (RNEA)
-NWORK = 30
+# the workspace: one row per body, KINEMATICS_LAYOUT (W_*, NKINEMATICS) in layouts.py
 
 ZERO3 = (0.0, 0.0, 0.0)
 
@@ -78,11 +73,11 @@ def store_world_pose(model, poses, i, rot, r):
     """Store body i's world pose, from its transform (rot, r) in its parent, in poses[i]."""
     parent = parent_of(model, i)
     if parent >= 0:
-        parent_rot = load9(poses, parent, 0)
-        r = add(load3(poses, parent, 9), mat_vec(parent_rot, r))
+        parent_rot = load9(poses, parent, POSE_R)
+        r = add(load3(poses, parent, POSE_P), mat_vec(parent_rot, r))
         rot = mat_mat(parent_rot, rot)
-    store9(poses, i, 0, rot)
-    store3(poses, i, 9, r)
+    store9(poses, i, POSE_R, rot)
+    store3(poses, i, POSE_P, r)
 
 
 @kernel
@@ -99,14 +94,6 @@ def transforms(model, q, work):
         rot, r = joint_transform(model, i, q)
         store9(work, i, W_ROT, rot)
         store3(work, i, W_POS, r)
-
-
-# columns of a link wrench row (body_forces_batch)
-WRENCH_BODY = 0     # 1: the body the link belongs to (float)
-WRENCH_OFFSET = 1   # 3: the link origin in body coordinates (m)
-WRENCH_FORCE = 4    # 3: force, world axes (N)
-WRENCH_TORQUE = 7   # 3: torque about the link origin, world axes (N m)
-NWRENCH = 10
 
 
 def link_wrench_rows(wrenches: Mapping, attachment: Callable, name: str) -> tuple:
@@ -147,12 +134,12 @@ def add_link_wrenches(poses, wrenches, fext):
     """
     for w in range(wrenches.shape[0]):
         body = int(wrenches[w, WRENCH_BODY])
-        rot = load9(poses, body, 0)
+        rot = load9(poses, body, POSE_R)
         force = load3(wrenches, w, WRENCH_FORCE)
         moment = add(load3(wrenches, w, WRENCH_TORQUE),
                      cross(mat_vec(rot, load3(wrenches, w, WRENCH_OFFSET)), force))
-        store3(fext, body, 0, add(load3(fext, body, 0), mat_t_vec(rot, moment)))
-        store3(fext, body, 3, add(load3(fext, body, 3), mat_t_vec(rot, force)))
+        store3(fext, body, SP_ANGULAR, add(load3(fext, body, SP_ANGULAR), mat_t_vec(rot, moment)))
+        store3(fext, body, SP_LINEAR, add(load3(fext, body, SP_LINEAR), mat_t_vec(rot, force)))
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, OUT3)])
@@ -168,8 +155,8 @@ def body_forces_batch(model, q, wrenches, fext):
     the other batch kernels; return 0.
     """
     nb = body_count(model)
-    work = np.empty((nb, NWORK))
-    poses = np.empty((nb, 12))
+    work = np.empty((nb, NKINEMATICS))
+    poses = np.empty((nb, NPOSE))
     for k in range(q.shape[0]):
         transforms(model, q[k], work)
         world_poses(model, work, poses)

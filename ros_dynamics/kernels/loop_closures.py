@@ -31,38 +31,26 @@ import math
 
 from numba import types
 import numpy as np
-from ros_dynamics.kernels import aba, kinematics
 from ros_dynamics.kernels.crba import crba_into
 from ros_dynamics.kernels.jacobian import bias_acceleration_at, jacobian_at_point, link_pose
 from ros_dynamics.kernels.kinematics import forward_pass, world_poses
 from ros_dynamics.kernels.rnea import rnea_into
 from ros_dynamics.multibody.joints import body_count
+from ros_dynamics.multibody.layouts import (CL_BODY_A, CL_BODY_B, CL_FRAME_A, CL_FRAME_B, CL_ROWS,
+                                            K_ALPHA, K_BETA, K_CLOSURES, K_LOCK_SIGN,
+                                            K_LOCK_TOLERANCE, K_RANK_TOLERANCE, K_ROWS, NABA,
+                                            NCLOSURE, NCLOSURE_HEADER, NKINEMATICS, NPOSE, POSE_P)
 from ros_dynamics.multibody.spatial import load3, mat_mat, mat_t
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, STATUS
 
-# header entries
-K_CLOSURES = 0          # number of closures
-K_ROWS = 1              # m, the constraint rows of all closures
-K_ALPHA = 2             # Baumgarte's alpha (1/s)
-K_BETA = 3              # Baumgarte's beta (1/s)
-K_RANK_TOLERANCE = 4    # relative smallest singular value of Jc counted as singular
-K_LOCK_TOLERANCE = 5    # the same for Jc's passive columns
-K_LOCK_SIGN = 6         # sign of det(Jc's passive columns) at the start (square block)
-NHEADER = 7
-# columns of a closure row
-R_BODY_A = 0            # 1: body of frame a (float; -1 the fixed root)
-R_FRAME_A = 1           # 12: frame a in its body's coordinates (R row-major, p)
-R_BODY_B = 13           # 1
-R_FRAME_B = 14          # 12
-R_ROWS = 26             # 6: 1.0 for each constrained row of [position; orientation]
-NCLOSURE = 32
 ZERO3 = (0.0, 0.0, 0.0)
 
 
 @kernel
 def chain_size(n, closures, m):
     """Return the length of a chain's data: header, mask, closure rows, scratch (chain_parts)."""
-    return NHEADER + n + closures * NCLOSURE + (n + m) * (n + m) + (n + m) + m * n + 2 * m + 12 * n
+    return (NCLOSURE_HEADER + n + closures * NCLOSURE + (n + m) * (n + m) + (n + m) + m * n
+            + 2 * m + 12 * n)
 
 
 @kernel
@@ -74,9 +62,9 @@ def chain_parts(block, start, n):
     n + m), KKT right-hand side and solution (n + m), Jc (m, n), phi (m),
     Jcdot qd (m), the two frames' Jacobians (6, n) each).
     """
-    header = block[start:start + NHEADER]
+    header = block[start:start + NCLOSURE_HEADER]
     count, m = int(header[K_CLOSURES]), int(header[K_ROWS])
-    start += NHEADER
+    start += NCLOSURE_HEADER
     passive = block[start:start + n]
     start += n
     rows = block[start:start + count * NCLOSURE].reshape((count, NCLOSURE))
@@ -127,7 +115,7 @@ def rotation_vector(rot_a, rot_b):
 
 
 @kernel
-def frame_terms(model, work, poses, rows, c, column, jac):
+def frame_terms(model, work, poses, rows, c, body_column, frame_column, jac):
     """
     Return (R, p, angular, classical) of a closure frame and write its Jacobian into ``jac``.
 
@@ -135,14 +123,14 @@ def frame_terms(model, work, poses, rows, c, column, jac):
     linear acceleration at qdd = 0 (world axes; zero for a frame on the fixed
     root); ``jac`` (6, n) its world-aligned Jacobian at the frame origin.
     """
-    body = int(rows[c, column])
-    frame = rows[c:c + 1, column + 1:column + 13]
+    body = int(rows[c, body_column])
+    frame = rows[c:c + 1, frame_column:frame_column + NPOSE]
     rot, point = link_pose(poses, body, frame)
     if body < 0:
         jac[:, :] = 0.0
         return rot, point, ZERO3, ZERO3
     jacobian_at_point(model, poses, body, point, jac)
-    angular, _, classical = bias_acceleration_at(work, poses, body, load3(frame, 0, 9))
+    angular, _, classical = bias_acceleration_at(work, poses, body, load3(frame, 0, POSE_P))
     return rot, point, angular, classical
 
 
@@ -151,7 +139,7 @@ def closure_terms_into(model, q, qd, chain, work, poses):
     """
     Fill the chain's phi (m), Jc (m, n) and Jcdot qd (m) at (q, qd) (ClosedChain._terms).
 
-    work (nb, kinematics.NWORK) and poses (nb, 12) are overwritten by a forward
+    work (nb, NKINEMATICS) and poses (nb, NPOSE) are overwritten by a forward
     pass at qdd = 0 without gravity and its world poses.
     """
     header, rows, jac, phi, jbias, jac_a, jac_b = (chain[0], chain[2], chain[5], chain[6],
@@ -160,13 +148,16 @@ def closure_terms_into(model, q, qd, chain, work, poses):
     world_poses(model, work, poses)
     r = 0
     for c in range(int(header[K_CLOSURES])):
-        rot_a, p_a, ang_a, acc_a = frame_terms(model, work, poses, rows, c, R_BODY_A, jac_a)
-        rot_b, p_b, ang_b, acc_b = frame_terms(model, work, poses, rows, c, R_BODY_B, jac_b)
+        rot_a, p_a, ang_a, acc_a = frame_terms(model, work, poses, rows, c, CL_BODY_A, CL_FRAME_A,
+                                               jac_a)
+        rot_b, p_b, ang_b, acc_b = frame_terms(model, work, poses, rows, c, CL_BODY_B, CL_FRAME_B,
+                                               jac_b)
         turn = ZERO3
-        if rows[c, R_ROWS + 3] != 0.0 or rows[c, R_ROWS + 4] != 0.0 or rows[c, R_ROWS + 5] != 0.0:
+        if (rows[c, CL_ROWS + 3] != 0.0 or rows[c, CL_ROWS + 4] != 0.0
+                or rows[c, CL_ROWS + 5] != 0.0):
             turn = rotation_vector(rot_a, rot_b)
         for k in range(6):
-            if rows[c, R_ROWS + k] == 0.0:
+            if rows[c, CL_ROWS + k] == 0.0:
                 continue
             if k < 3:
                 phi[r] = p_a[k] - p_b[k]
@@ -269,7 +260,7 @@ def kkt_system_into(model, q, qd, tau, fext, chain, work, mass, kinematic_work, 
 @kernel
 def scratch_size(n, nb):
     """Return the length of the scratch array of closure_terms and kkt_system (nb bodies)."""
-    return nb * (aba.NWORK + kinematics.NWORK + 12) + n * n + n
+    return nb * (NABA + NKINEMATICS + 12) + n * n + n
 
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, OUT1, OUT1)])
@@ -281,9 +272,9 @@ def closure_terms(model, q, qd, data, scratch):
     ``scratch`` (scratch_size) is overwritten. ClosedChain.residual, jacobian, bias.
     """
     nb = body_count(model)
-    start = nb * aba.NWORK
-    work = scratch[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
-    start += nb * kinematics.NWORK
+    start = nb * NABA
+    work = scratch[start:start + nb * NKINEMATICS].reshape((nb, NKINEMATICS))
+    start += nb * NKINEMATICS
     poses = scratch[start:start + nb * 12].reshape((nb, 12))
     closure_terms_into(model, q, qd, chain_parts(data, 0, qd.shape[0]), work, poses)
     return 0
@@ -301,10 +292,10 @@ def kkt_system(model, q, qd, tau, fext, data, scratch, solve):
     """
     n, nb = qd.shape[0], body_count(model)
     chain = chain_parts(data, 0, n)
-    work = scratch[:nb * aba.NWORK].reshape((nb, aba.NWORK))
-    start = nb * aba.NWORK
-    kinematic_work = scratch[start:start + nb * kinematics.NWORK].reshape((nb, kinematics.NWORK))
-    start += nb * kinematics.NWORK
+    work = scratch[:nb * NABA].reshape((nb, NABA))
+    start = nb * NABA
+    kinematic_work = scratch[start:start + nb * NKINEMATICS].reshape((nb, NKINEMATICS))
+    start += nb * NKINEMATICS
     poses = scratch[start:start + nb * 12].reshape((nb, 12))
     start += nb * 12
     mass = scratch[start:start + n * n].reshape((n, n))

@@ -37,9 +37,10 @@ as MuJoCo's free joint), for the ground contact's time stepping
 
 import math
 
-from ros_dynamics.multibody.joints import (body_count, COL_JTYPE, COL_NQ, FREE_FLYER, nq_of, nv_of,
-                                           PLANAR, position_index, quaternion_rotation, SPHERICAL,
+from ros_dynamics.multibody.joints import (body_count, FREE_FLYER, nq_of, nv_of, PLANAR,
+                                           position_index, quaternion_rotation, SPHERICAL,
                                            velocity_index)
+from ros_dynamics.multibody.layouts import COL_JOINT_NQ, COL_JTYPE
 from ros_dynamics.runtime.jit import IN2, kernel, OUT2, STATUS
 
 SMALL_ANGLE = 1e-4   # rad: below it the series of the exp's coefficients
@@ -142,7 +143,7 @@ def integrate_on(model, q, v, h, out, mixed):
             out[k] = q[k] + h * v[k]
         return False
     for i in range(body_count(model)):
-        if model[i, COL_NQ] == 0.0:   # a mimic follower owns no coordinate
+        if model[i, COL_JOINT_NQ] == 0.0:   # a mimic follower owns no coordinate
             continue
         jtype = model[i, COL_JTYPE]
         k, m = position_index(model, i), velocity_index(model, i)
@@ -206,8 +207,8 @@ def add_bracket(model, a, b, c, out):
         return
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
-        if model[i, COL_NQ] == 0.0 or not (jtype == FREE_FLYER or jtype == SPHERICAL
-                                           or jtype == PLANAR):
+        if model[i, COL_JOINT_NQ] == 0.0 or not (jtype == FREE_FLYER or jtype == SPHERICAL
+                                                 or jtype == PLANAR):
             continue
         m = velocity_index(model, i)
         if jtype == PLANAR:
@@ -264,7 +265,7 @@ def add_transport(model, v, h, out):
         return
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
-        if model[i, COL_NQ] == 0.0:
+        if model[i, COL_JOINT_NQ] == 0.0:
             continue
         m = velocity_index(model, i)
         if jtype == FREE_FLYER:
@@ -290,7 +291,7 @@ def rotate_back(model, h, v):
         return
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
-        if model[i, COL_NQ] == 0.0:
+        if model[i, COL_JOINT_NQ] == 0.0:
             continue
         m = velocity_index(model, i)
         if jtype == FREE_FLYER:

@@ -31,20 +31,19 @@ on request, per-joint friction and armature columns (see ``regressor``).
 from numba import carray
 import numpy as np
 
-from ros_dynamics.kernels.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_POS, W_ROT,
-                                             W_VEL_V, W_VEL_W)
+from ros_dynamics.kernels.kinematics import forward_pass
 from ros_dynamics.multibody.joints import (add_joint_force, bad_positions, bad_state, batch_of_one,
-                                           body_count, FIRST_MOMENT, gravity_of, IBAR, MASS,
-                                           model_at, nq_of, parent_of)
+                                           body_count, gravity_of, model_at, nq_of, parent_of)
+from ros_dynamics.multibody.layouts import (FIRST_MOMENT, IBAR, MASS, NKINEMATICS, SP_ANGULAR,
+                                            SP_LINEAR, W_ACC_V, W_ACC_W, W_POS, W_ROT, W_VEL_V,
+                                            W_VEL_W)
 from ros_dynamics.multibody.spatial import add, cross, force_to_parent, load3, load9, store3
 from ros_dynamics.runtime.jit import IN2, kernel, OUT3, state_entry, STATUS
 
 PARAMETERS_PER_BODY = 10
 # names of the ten parameters of a body, in column order
 PARAMETER_NAMES = ('m', 'mx', 'my', 'mz', 'Ixx', 'Ixy', 'Iyy', 'Ixz', 'Iyz', 'Izz')
-# body force columns: the ten parameters' forces (n, f), in a (10, 6) work array
-F_N = 0
-F_F = 3
+# the ten parameters' body forces (n, f) are rows of a (10, NSPATIAL) work array
 
 
 @kernel
@@ -68,17 +67,17 @@ def body_force_columns(w, v, aw, av, forces):
     """
     c = add(av, cross(w, v))
     zero = (0.0, 0.0, 0.0)
-    store3(forces, 0, F_N, zero)
-    store3(forces, 0, F_F, c)
+    store3(forces, 0, SP_ANGULAR, zero)
+    store3(forces, 0, SP_LINEAR, c)
     for k in range(3):
         e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
-        store3(forces, 1 + k, F_N, cross(e, c))
-        store3(forces, 1 + k, F_F, add(cross(aw, e), cross(w, cross(w, e))))
+        store3(forces, 1 + k, SP_ANGULAR, cross(e, c))
+        store3(forces, 1 + k, SP_LINEAR, add(cross(aw, e), cross(w, cross(w, e))))
     la = inertia_columns(aw)
     lw = inertia_columns(w)
     for k in range(6):
-        store3(forces, 4 + k, F_N, add(la[k], cross(w, lw[k])))
-        store3(forces, 4 + k, F_F, zero)
+        store3(forces, 4 + k, SP_ANGULAR, add(la[k], cross(w, lw[k])))
+        store3(forces, 4 + k, SP_LINEAR, zero)
 
 
 @kernel
@@ -86,7 +85,7 @@ def regressor_into(model, q, qd, qdd, work, forces, out):
     """
     Write Y(q, qd, qdd) (nv, 10 nb) into ``out``.
 
-    ``work`` (nb, NWORK) holds the forward pass, ``forces`` (10, 6) one body's
+    ``work`` (nb, NKINEMATICS) holds the forward pass, ``forces`` (10, 6) one body's
     force columns while they travel up its ancestor chain.
     """
     nb = body_count(model)
@@ -102,12 +101,12 @@ def regressor_into(model, q, qd, qdd, work, forces, out):
             parent = parent_of(model, j)
             rot, r = load9(work, j, W_ROT), load3(work, j, W_POS)
             for k in range(PARAMETERS_PER_BODY):
-                n, f = load3(forces, k, F_N), load3(forces, k, F_F)
+                n, f = load3(forces, k, SP_ANGULAR), load3(forces, k, SP_LINEAR)
                 add_joint_force(model, j, n, f, out[:, first + k])
                 if parent >= 0:
                     n, f = force_to_parent(rot, r, n, f)
-                    store3(forces, k, F_N, n)
-                    store3(forces, k, F_F, f)
+                    store3(forces, k, SP_ANGULAR, n)
+                    store3(forces, k, SP_LINEAR, f)
             j = parent
 
 
@@ -119,7 +118,7 @@ def regressor_batch(model, q, qd, qdd, out):
     Serial: RobotModel runs blocks of rows in parallel threads (the kernel
     releases the GIL).
     """
-    work = np.empty((body_count(model), NWORK))
+    work = np.empty((body_count(model), NKINEMATICS))
     forces = np.empty((PARAMETERS_PER_BODY, 6))
     for s in range(q.shape[0]):
         regressor_into(model, q[s], qd[s], qdd[s], work, forces, out[s])

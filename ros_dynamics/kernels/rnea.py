@@ -20,12 +20,13 @@ with the joint; Pinocchio's ``model.armature``).
 from numba import carray
 import numpy as np
 
-from ros_dynamics.kernels.kinematics import (forward_pass, NWORK, W_ACC_V, W_ACC_W, W_FORCE_F,
-                                             W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
+from ros_dynamics.kernels.kinematics import forward_pass
 from ros_dynamics.multibody.joints import (add_joint_force, armature_of, bad_positions, body_count,
                                            gravity_of, joint_rate, model_at, nq_of, nv_of,
                                            one_state, parent_of, rigid_inertia, state_at,
                                            velocity_index)
+from ros_dynamics.multibody.layouts import (NKINEMATICS, SP_ANGULAR, SP_LINEAR, W_ACC_V, W_ACC_W,
+                                            W_FORCE_F, W_FORCE_N, W_POS, W_ROT, W_VEL_V, W_VEL_W)
 from ros_dynamics.multibody.spatial import (add, cross_force, force_to_parent, load3, load9,
                                             rigid_inertia_times, store3, sub)
 from ros_dynamics.runtime.jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
@@ -52,7 +53,7 @@ def rnea_into(model, q, qd, qdd, fext, work, tau):
             cn, cf = cross_force(vw, vv, iw, iv)
             n, f = add(n, cn), add(f, cf)
         if fext is not None:
-            n, f = sub(n, load3(fext, i, 0)), sub(f, load3(fext, i, 3))
+            n, f = sub(n, load3(fext, i, SP_ANGULAR)), sub(f, load3(fext, i, SP_LINEAR))
         store3(work, i, W_FORCE_N, n)
         store3(work, i, W_FORCE_F, f)
     tau[:] = 0.0
@@ -73,7 +74,7 @@ def gravity_torques(model, q, tau):
     """Write g(q) = ID(q, 0, 0) into tau (nv,); return 0, or 1 if q is bad (wrong size, NaN)."""
     if bad_positions(model, q) or tau.shape[0] != nv_of(model):
         return 1
-    rnea_into(model, q, None, None, None, np.empty((body_count(model), NWORK)), tau)
+    rnea_into(model, q, None, None, None, np.empty((body_count(model), NKINEMATICS)), tau)
     return 0
 
 
@@ -105,7 +106,7 @@ def inverse_dynamics_batch(model, q, qd, qdd, fext, tau):
     every state. Serial: RobotModel runs blocks of rows in parallel threads
     (the kernel releases the GIL).
     """
-    work = np.empty((body_count(model), NWORK))
+    work = np.empty((body_count(model), NKINEMATICS))
     shared = fext.shape[0] == 1
     for s in range(q.shape[0]):
         rnea_into(model, q[s], qd[s], qdd[s], fext[0 if shared else s], work, tau[s])

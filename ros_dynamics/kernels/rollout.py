@@ -25,16 +25,15 @@ runs them one at a time; ``rollout_lanes_batch``, for models solved by ABA
 """
 
 import numpy as np
-from ros_dynamics.kernels.aba import NWORK
 from ros_dynamics.kernels.ground import ground_checked_step, ground_of
-from ros_dynamics.kernels.integrators import (accepted_step, block_parts, C_DT, C_KINETIC_SCALE,
-                                              C_LIMITS, C_REFERENCE, C_RK4, C_TIME, checked_step,
-                                              DONE, has_input, NCONTROL, NPARAMS, Q_INDEX,
-                                              total_energy, zero_body_forces)
-from ros_dynamics.kernels.rollout_lanes import (group_advance, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT,
-                                                NLANE_STATES, NROWS, R_EFFORT, R_Q, R_QD,
-                                                R_STAGE_Q, R_STAGE_QD)
+from ros_dynamics.kernels.integrators import (accepted_step, block_parts, checked_step, DONE,
+                                              has_input, total_energy, zero_body_forces)
+from ros_dynamics.kernels.rollout_lanes import group_advance
 from ros_dynamics.multibody.joints import body_count
+from ros_dynamics.multibody.layouts import (C_DT, C_KINETIC_SCALE, C_LIMITS, C_REFERENCE, C_RK4,
+                                            C_TIME, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT, NABA, NCONTROL,
+                                            NLANE_ROWS, NLANE_STATES, NPARAMS, Q_INDEX, R_EFFORT,
+                                            R_Q, R_QD, R_STAGE_Q, R_STAGE_QD)
 from ros_dynamics.runtime.jit import IN1, IN2, IN3, kernel, OUT1, OUT3, read_only, STATUS
 from ros_dynamics.runtime.lanes import LANES
 
@@ -214,9 +213,9 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     zero_body_forces(workspace)
     controls = np.empty((LANES, NCONTROL))
     lane_params = np.empty((LANES, NPARAMS, n))
-    rows = np.empty((NROWS, LANES, n))
+    rows = np.empty((NLANE_ROWS, LANES, n))
     lanes = np.empty((NLANE_STATES, n, LANES))
-    lane_work = np.empty((body_count(model), NWORK, LANES))
+    lane_work = np.empty((body_count(model), NABA, LANES))
     singular = np.empty((4, LANES), np.int64)
     status = np.empty(LANES, np.int64)
     forced = np.zeros(LANES, np.bool_)

@@ -20,22 +20,18 @@ early (D_i ~0 in a lane) that stage is evaluated again lane by lane with
 the scalar ABA, which names each lane's singular body.
 
 Arrays: lane states (n, LANES) (coordinate-major, a rollout per column),
-rows (LANES, n) (a rollout per row), work (nb, aba.NWORK, LANES).
+rows (LANES, n) (a rollout per row), work (nb, NABA, LANES).
 """
 
 import numpy as np
 from ros_dynamics.kernels.aba import aba_into
 from ros_dynamics.kernels.integrators import (DONE, euler_state, joint_torques_into, NON_FINITE,
                                               rk4_state, stage_state, velocity_stage)
+from ros_dynamics.multibody.layouts import (L_K1, L_K2, L_K3, L_K4, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT,
+                                            L_QDS, L_QS, L_TAU, R_EFFORT, R_QDD, R_STAGE_Q,
+                                            R_STAGE_QD, R_TAU)
 from ros_dynamics.runtime.jit import kernel, read_only
 from ros_dynamics.runtime.lanes import as_lanes, LANES
-
-# lane states (n, LANES) of a group's step
-L_Q, L_QD, L_QS, L_QDS, L_K1, L_K2, L_K3, L_K4, L_Q_NEXT, L_QD_NEXT, L_TAU = range(11)
-NLANE_STATES = 11
-# rows (LANES, n): the state at the start of the step, the effort, scratch for a stage
-R_Q, R_QD, R_EFFORT, R_STAGE_Q, R_STAGE_QD, R_TAU, R_QDD = range(7)
-NROWS = 7
 
 
 @kernel

@@ -16,8 +16,8 @@ SE(2) the same way. Plain numpy, one state at a time (the batched calls loop).
 """
 
 import numpy as np
-from ros_dynamics.multibody.joints import (FREE_FLYER, JOINT_NQ, JTYPE, PLANAR, QINDEX, SPHERICAL,
-                                           VINDEX)
+from ros_dynamics.multibody.joints import FREE_FLYER, PLANAR, SPHERICAL
+from ros_dynamics.multibody.layouts import JOINT_NQ, JTYPE, QINDEX, VINDEX
 from scipy.spatial.transform import Rotation
 
 

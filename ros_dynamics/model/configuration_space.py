@@ -22,8 +22,8 @@ import numpy as np
 
 from ros_dynamics.kernels import manifold
 from ros_dynamics.model import configuration, floating_base
-from ros_dynamics.multibody.joints import (JOINT_NQ, JOINT_NV, MIMIC_GAIN, MIMIC_OFFSET, QINDEX,
-                                           VINDEX)
+from ros_dynamics.multibody.layouts import (JOINT_NQ, JOINT_NV, MIMIC_GAIN, MIMIC_OFFSET, QINDEX,
+                                            VINDEX)
 from ros_dynamics.runtime.batches import as_array, did_you_mean
 from ros_dynamics.runtime.jit import ensure_compiled
 

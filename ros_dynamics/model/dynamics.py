@@ -23,7 +23,8 @@ import numpy as np
 from ros_dynamics.exceptions import SingularMassMatrixError
 from ros_dynamics.kernels import centroidal, coriolis, crba, energy, kinematics, rnea
 from ros_dynamics.kernels import friction as friction_kernels
-from ros_dynamics.multibody.joints import VINDEX
+from ros_dynamics.multibody import layouts
+from ros_dynamics.multibody.layouts import VINDEX
 from ros_dynamics.runtime.batches import as_array, check_status, empty, run_batch, zeros
 from ros_dynamics.runtime.jit import ensure_compiled
 
@@ -80,8 +81,8 @@ class JointSpaceDynamics:
                 raise ValueError(f'external_wrenches[{link!r}]: expected 6 finite numbers '
                                  f'[force; torque], got {wrench!r}')
             if body >= 0:   # a wrench on the fixed root is taken by the base
-                rows.append(np.concatenate([[body], self._arrays.link_offset[link][0, 9:],
-                                            wrench]))
+                origin = layouts.POSE_LAYOUT.view(self._arrays.link_offset[link][0], 'P')
+                rows.append(layouts.wrench_row(body, origin, wrench))
         return np.array(rows) if rows else None
 
     def _run_states(self, batch: Callable, wrenches: Optional[np.ndarray], states: tuple,

@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ros_dynamics.kernels import jacobian
+from ros_dynamics.multibody import layouts
 from ros_dynamics.runtime.batches import as_array, check_status, empty
 
 FRAMES = ('world_aligned', 'local', 'world')
@@ -69,8 +70,8 @@ class FrameMethods:
         body = self._body_of(link)
         offset = np.eye(4)
         values = self._arrays.link_offset[link][0]
-        offset[:3, :3] = values[:9].reshape(3, 3)
-        offset[:3, 3] = values[9:12]
+        offset[:3, :3] = layouts.POSE_LAYOUT.view(values, 'R').reshape(3, 3)
+        offset[:3, 3] = layouts.POSE_LAYOUT.view(values, 'P')
         return body, offset
 
     @staticmethod

@@ -45,8 +45,8 @@ from ros_dynamics.model import floating_base
 from ros_dynamics.model.configuration_space import ConfigurationSpace
 from ros_dynamics.model.dynamics import JointSpaceDynamics
 from ros_dynamics.model.frames import FrameMethods, LINK_ENTRIES
-from ros_dynamics.multibody.joints import (COL_ARMATURE, IBAR, INERTIA_COLUMNS, JOINT_NQ, JOINT_NV,
-                                           MASS, NACTUATOR, neutral_positions, pack)
+from ros_dynamics.multibody.joints import INERTIA_COLUMNS, neutral_positions, pack
+from ros_dynamics.multibody.layouts import COL_ARMATURE, IBAR, JOINT_NQ, JOINT_NV, MASS, NACTUATOR
 from ros_dynamics.runtime.batches import as_array, BoundCalls, unbound
 
 # Fast paths: a single state of float64 C-contiguous vectors goes straight to

@@ -33,7 +33,8 @@ on the body of each independent joint only, zero on mimic followers), the
 joint-aligned copy ABA reads and the motion subspace columns, and the last
 row ``model[nb]`` holds gravity, nq, nv, the singularity tolerance and the
 velocity scale of the smooth Coulomb sign. One argument instead of four
-keeps the per-call cost of crossing from Python into compiled code low.
+keeps the per-call cost of crossing from Python into compiled code low. The
+columns are declared in layouts.py (MODEL_LAYOUT, HEADER_LAYOUT).
 """
 
 import functools
@@ -43,6 +44,14 @@ from typing import Optional
 from numba import carray
 import numpy as np
 
+from ros_dynamics.multibody.layouts import (ALIGN_TREE_P, ALIGN_TREE_R, AXIS, COL_ARMATURE,
+                                            COL_JOINT_NQ, COL_JOINT_NV, COL_JTYPE, COL_PARENT,
+                                            COL_QINDEX, COL_VINDEX, FIRST_MOMENT,
+                                            H_FRICTION_VELOCITY, H_GRAVITY, H_NQ, H_NV,
+                                            H_ROTATIONS, H_TOLERANCE, IBAR, JOINT_NQ, JOINT_NV,
+                                            JTYPE, MASS, MAX_JOINT_NV, MIMIC_GAIN, MIMIC_OFFSET,
+                                            NACTUATOR, NALIGNED, NCOL, NINT, NREAL, PARENT, QINDEX,
+                                            SP_ANGULAR, SP_LINEAR, SUBSPACE, TREE_P, TREE_R)
 from ros_dynamics.multibody.spatial import (add, axis_rotation, dot, load3, load9, mat_mat,
                                             mat_vec, scale)
 from ros_dynamics.runtime.jit import kernel, read_only
@@ -59,60 +68,6 @@ JOINT_TYPES = {'revolute': (REVOLUTE, 1, 1), 'continuous': (REVOLUTE, 1, 1),
                'prismatic': (PRISMATIC, 1, 1), 'floating': (FREE_FLYER, 7, 6),
                'planar': (PLANAR, 4, 3), 'spherical': (SPHERICAL, 4, 3)}
 
-# ints columns
-PARENT = 0
-JTYPE = 1
-QINDEX = 2      # the joint's first position coordinate (its leader's for a mimic joint)
-VINDEX = 3      # the joint's first velocity coordinate (its leader's for a mimic joint)
-JOINT_NQ = 4    # its number of position coordinates (0 for a mimic follower: it owns none)
-JOINT_NV = 5    # its number of velocity coordinates = columns of S (1 for a mimic follower)
-NINT = 6
-
-# reals columns
-TREE_R = 0      # 9: rotation of the joint frame at q = 0 in parent-body coordinates
-TREE_P = 9      # 3: origin of the joint frame in parent-body coordinates (m)
-AXIS = 12       # 3: unit joint axis in the body frame
-MASS = 15       # 1: body mass (kg), fixed children merged
-FIRST_MOMENT = 16   # 3: h = m c (kg m), c the centre of mass in body coordinates
-IBAR = 19       # 6: rotational inertia about the body origin (xx, yy, zz, xy, xz, yz)
-MIMIC_GAIN = 25     # 1: G
-MIMIC_OFFSET = 26   # 1: o
-NREAL = 27
-
-# columns of the packed kernel model (body rows): the reals, the ints, then the actuator terms
-COL_PARENT = NREAL + PARENT
-COL_JTYPE = NREAL + JTYPE
-COL_QINDEX = NREAL + QINDEX
-COL_VINDEX = NREAL + VINDEX
-COL_NQ = NREAL + JOINT_NQ
-COL_NV = NREAL + JOINT_NV
-COL_ARMATURE = NREAL + NINT   # 1: reflected rotor inertia G^2 J_m (kg m^2, or kg)
-COL_VISCOUS = COL_ARMATURE + 1   # 1: viscous friction b (N m s/rad)
-COL_COULOMB = COL_ARMATURE + 2   # 1: Coulomb friction f_c (N m)
-COL_OFFSET = COL_ARMATURE + 3    # 1: constant friction offset (N m)
-COL_SIGMOID = COL_ARMATURE + 4   # 3: Gaz et al.'s sigmoid (phi1, phi2, phi3)
-COL_SIGMOID_REST = COL_ARMATURE + 7   # 1: its value at rest, phi1 / (1 + exp(-phi2 phi3))
-NACTUATOR = 8
-# the joint-aligned copy of each body row, read by ABA only (``aligned_columns``): body i's frame
-# turned by A_i (A_i e_z = its joint axis), so every joint moves along or about z
-ALIGN_TREE_R = NREAL + NINT + NACTUATOR   # 9: A_p^T R_tree A_i (A_p: the parent's, 1 at the root)
-ALIGN_TREE_P = ALIGN_TREE_R + 9     # 3: A_p^T p_tree (m)
-ALIGN_FIRST_MOMENT = ALIGN_TREE_P + 3   # 3: A_i^T h (kg m)
-ALIGN_IBAR = ALIGN_FIRST_MOMENT + 3   # 6: A_i^T ibar A_i (xx, yy, zz, xy, xz, yz)
-ALIGN_R = ALIGN_IBAR + 6            # 9: A_i, the aligned frame in body coordinates (row-major)
-NALIGNED = 30
-# the motion subspace S_i, body coordinates: column a of JOINT_NV at SUBSPACE + 6 a,
-# (angular, linear) (``subspace_columns``)
-SUBSPACE = NREAL + NINT + NACTUATOR + NALIGNED
-MAX_JOINT_NV = 6
-NCOL = SUBSPACE + 6 * MAX_JOINT_NV
-# header row (the last row of the packed model)
-H_GRAVITY = 0       # 3: gravity in the root frame (m/s^2)
-H_NQ = 3            # 1: nq, the number of position coordinates
-H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is singular
-H_FRICTION_VELOCITY = 5   # 1: velocity scale v_s of the smooth sign tanh(qd / v_s) (rad/s)
-H_NV = 6            # 1: nv, the number of velocity coordinates
-H_ROTATIONS = 7     # 1: how many joints hold a quaternion or planar (cos, sin) (bad_positions)
 # the rigid-body inertia columns a payload adds to (MASS, FIRST_MOMENT, IBAR)
 INERTIA_COLUMNS = slice(MASS, IBAR + 6)
 
@@ -180,8 +135,8 @@ def subspace_columns(ints: np.ndarray, reals: np.ndarray) -> np.ndarray:
     axis = reals[:, AXIS:AXIS + 3]
     revolute = ints[:, JTYPE] == REVOLUTE
     prismatic = ints[:, JTYPE] == PRISMATIC
-    columns[revolute, 0:3] = axis[revolute]
-    columns[prismatic, 3:6] = axis[prismatic]
+    columns[revolute, SP_ANGULAR:SP_ANGULAR + 3] = axis[revolute]
+    columns[prismatic, SP_LINEAR:SP_LINEAR + 3] = axis[prismatic]
     unit = np.eye(3)
     for code, twists in ((FREE_FLYER, [(None, e) for e in unit] + [(e, None) for e in unit]),
                          (PLANAR, [(None, unit[0]), (None, unit[1]), (unit[2], None)]),
@@ -335,7 +290,7 @@ def velocity_index(model, i):
 @kernel
 def joint_nv(model, i):
     """Return the number of velocity coordinates of body i's joint (the columns of S_i)."""
-    return int(model[i, COL_NV])
+    return int(model[i, COL_JOINT_NV])
 
 
 @kernel
@@ -389,7 +344,7 @@ def multi_dof_positions(model, i, q):
     joints (Panda, Talos reduced), though the call never ran.
     """
     k = position_index(model, i)
-    if model[i, COL_NQ] > 4:
+    if model[i, COL_JOINT_NQ] > 4:
         return (q[k], q[k + 1], q[k + 2], q[k + 3], q[k + 4], q[k + 5], q[k + 6])
     return (q[k], q[k + 1], q[k + 2], q[k + 3], 0.0, 0.0, 0.0)
 
@@ -466,7 +421,7 @@ def aligned_transform(model, i, q):
 def subspace_column(model, i, a):
     """Return column a of S_i, (angular, linear) in body coordinates (``subspace_columns``)."""
     column = SUBSPACE + 6 * a
-    return load3(model, i, column), load3(model, i, column + 3)
+    return load3(model, i, column + SP_ANGULAR), load3(model, i, column + SP_LINEAR)
 
 
 @kernel(inline=True)   # in every pass, per body: inlined at numba IR level
@@ -551,7 +506,7 @@ def bad_positions(model, q):
         return False
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]
-        if jtype == REVOLUTE or jtype == PRISMATIC or model[i, COL_NQ] == 0.0:
+        if jtype == REVOLUTE or jtype == PRISMATIC or model[i, COL_JOINT_NQ] == 0.0:
             continue
         k = position_index(model, i)
         start, stop = (k + 3, k + 7) if jtype == FREE_FLYER else (

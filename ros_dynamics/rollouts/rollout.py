@@ -21,6 +21,7 @@ import numpy as np
 from ros_dynamics.kernels import integrators
 from ros_dynamics.kernels.rollout import ground_rollout_batch, rollout_batch, rollout_lanes_batch
 from ros_dynamics.model.robot import RobotModel
+from ros_dynamics.multibody import layouts
 from ros_dynamics.runtime.batches import BatchPool, run_batch
 from ros_dynamics.runtime.jit import ensure_compiled
 from ros_dynamics.runtime.lanes import LANES
@@ -147,10 +148,10 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
     inertia = np.maximum(np.diagonal(robot.mass_matrix(q0).reshape(batch, dof, dof),
                                      axis1=1, axis2=2), 1e-6)
     block = template.block   # control, then the parameter rows (integrators.block_size)
-    params = block[integrators.NCONTROL:integrators.NCONTROL + integrators.NPARAMS * dof]
-    params = np.repeat(params.reshape(1, integrators.NPARAMS, dof), batch, axis=0)
-    params[:, integrators.STOP_STIFFNESS] = inertia * omega ** 2
-    params[:, integrators.STOP_DAMPING] = 2.0 * inertia * omega
+    params = block[layouts.NCONTROL:layouts.NCONTROL + layouts.NPARAMS * dof]
+    params = np.repeat(params.reshape(1, layouts.NPARAMS, dof), batch, axis=0)
+    params[:, layouts.STOP_STIFFNESS] = inertia * omega ** 2
+    params[:, layouts.STOP_DAMPING] = 2.0 * inertia * omega
     limit = np.ascontiguousarray(robot.effort_limit, dtype=float)
     q_out, qd_out = np.empty((batch, steps + 1, nq)), np.empty((batch, steps + 1, dof))
     outcome = np.empty(batch)
@@ -162,7 +163,7 @@ def rollout(robot: RobotModel, q0, qd0, effort=None, dt: float = 1e-3,
                 params[start:stop], limit, gains, part(q_ref), part(qd_ref), block,
                 q_out[start:stop], qd_out[start:stop], outcome[start:stop])
 
-    lanes = (block[integrators.C_DENSE] == 0.0 and block[integrators.C_WRENCHES] == 0.0
+    lanes = (block[layouts.C_DENSE] == 0.0 and block[layouts.C_WRENCHES] == 0.0
              and nq == dof)   # one-dof joints only in the lanes
     kernel = rollout_lanes_batch if lanes else rollout_batch   # ABA: 4 rollouts at once
     kernel = kernel if template.ground is None else ground_rollout_batch

@@ -101,6 +101,8 @@ logger = logging.getLogger(__name__)
 
 
 PACKAGE_ROOT = Path(__file__).parent.parent
+# modules in the cache's digest besides those defining kernels: the compilers, the layouts
+COMPILING = ('runtime/jit.py', 'runtime/lanes.py', 'multibody/layouts.py')
 # a digest's directory without copy records (an older layout) is kept while written this recently
 KEEP_UNRECORDED_DAYS = 2.0
 KEEP_RECENT = 2   # unused digests' directories kept besides the current one, newest use first
@@ -112,8 +114,9 @@ def kernel_sources(package: Optional[Path] = None) -> Dict[str, str]:
     Return the modules that define kernels: {path relative to the package: sha256 of its bytes}.
 
     ``package`` is the directory of a copy of the package (default: this
-    one). A module counts if it defines a kernel (``@kernel``) or compiles
-    them (``runtime/jit.py``, ``runtime/lanes.py``).
+    one). A module counts if it defines a kernel (``@kernel``), compiles
+    them (``runtime/jit.py``, ``runtime/lanes.py``) or declares the columns
+    they freeze as constants (``multibody/layouts.py``).
     """
     root = PACKAGE_ROOT if package is None else Path(package)
     sources = {}
@@ -121,8 +124,8 @@ def kernel_sources(package: Optional[Path] = None) -> Dict[str, str]:
         if not path.is_file():   # a symlink install's link to a module that moved
             continue
         source = path.read_bytes()
-        compiler = path.parent.name == 'runtime' and path.name in ('jit.py', 'lanes.py')
-        if compiler or b'\n@kernel' in source:   # and the types
+        compiling = path.relative_to(root).as_posix() in COMPILING   # the types, the columns
+        if compiling or b'\n@kernel' in source:
             sources[path.relative_to(root).as_posix()] = hashlib.sha256(source).hexdigest()
     return sources
 

@@ -44,6 +44,7 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 import numpy as np
 from ros_dynamics.kernels import kinematics, loop_closures
 from ros_dynamics.model.robot import RobotModel
+from ros_dynamics.multibody import layouts
 from ros_dynamics.runtime.batches import as_array
 from ros_dynamics.runtime.jit import ensure_compiled
 from scipy.spatial.transform import Rotation
@@ -122,26 +123,26 @@ class ClosedChain:
         closure's offset and rotation), then zeroed scratch (chain_size).
         """
         robot, n = self.robot, self.robot.nv
-        header = np.zeros(loop_closures.NHEADER)
-        header[loop_closures.K_CLOSURES] = len(self.closures)
-        header[loop_closures.K_ROWS] = self.m
-        header[loop_closures.K_ALPHA], header[loop_closures.K_BETA] = alpha, beta
-        header[loop_closures.K_RANK_TOLERANCE] = self.rank_tolerance
-        header[loop_closures.K_LOCK_TOLERANCE] = self.lock_tolerance
-        header[loop_closures.K_LOCK_SIGN] = lock_sign
+        header = np.zeros(layouts.NCLOSURE_HEADER)
+        header[layouts.K_CLOSURES] = len(self.closures)
+        header[layouts.K_ROWS] = self.m
+        header[layouts.K_ALPHA], header[layouts.K_BETA] = alpha, beta
+        header[layouts.K_RANK_TOLERANCE] = self.rank_tolerance
+        header[layouts.K_LOCK_TOLERANCE] = self.lock_tolerance
+        header[layouts.K_LOCK_SIGN] = lock_sign
         passive = np.ones(n)
         passive[self.actuated] = 0.0
-        rows = np.zeros((len(self.closures), loop_closures.NCLOSURE))
+        rows = np.zeros((len(self.closures), layouts.NCLOSURE))
         for row, closure in zip(rows, self.closures):
-            for column, link, offset, rotation in (
-                    (loop_closures.R_BODY_A, closure.link_a, closure.offset_a, closure.rotation_a),
-                    (loop_closures.R_BODY_B, closure.link_b, closure.offset_b,
-                     closure.rotation_b)):
-                row[column], frame = robot.link_attachment(link)
-                rot = frame[:3, :3]
-                row[column + 1:column + 10] = (rot @ rotation).ravel()
-                row[column + 10:column + 13] = frame[:3, 3] + rot @ offset
-            row[loop_closures.R_ROWS + np.array(closure.rows)] = 1.0
+            fields = layouts.CLOSURE_LAYOUT.fields(row)
+            for side, link, offset, rotation in (
+                    ('A', closure.link_a, closure.offset_a, closure.rotation_a),
+                    ('B', closure.link_b, closure.offset_b, closure.rotation_b)):
+                fields['BODY_' + side][0], frame = robot.link_attachment(link)
+                pose, rot = layouts.POSE_LAYOUT.fields(fields['FRAME_' + side]), frame[:3, :3]
+                pose['R'][:] = (rot @ rotation).ravel()
+                pose['P'][:] = frame[:3, 3] + rot @ offset
+            fields['ROWS'][np.array(closure.rows)] = 1.0
         data = np.zeros(loop_closures.chain_size.py_func(n, len(self.closures), self.m))
         parts = np.concatenate([header, passive, rows.ravel()])
         data[:parts.size] = parts
@@ -349,7 +350,7 @@ class ClosedChain:
         if check is True:
             self.check_rank(self.jacobian(q), q)
         data = self._data.copy()
-        data[loop_closures.K_ALPHA], data[loop_closures.K_BETA] = alpha, beta
+        data[layouts.K_ALPHA], data[layouts.K_BETA] = alpha, beta
         ensure_compiled(loop_closures.kkt_system)
         singular = loop_closures.kkt_system(robot.packed, q, qd, tau, fext, data,
                                             np.empty(self._scratch_size), 1 if check else 0)

@@ -39,10 +39,9 @@ from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
 from ros_dynamics.contacts import ground as ground_contact
-from ros_dynamics.kernels import ground as ground_kernel
-from ros_dynamics.kernels import integrators, kinematics, loop_closures
-from ros_dynamics.kernels.integrators import simulation_steps
+from ros_dynamics.kernels import ground as ground_kernel, integrators, kinematics
 from ros_dynamics.model.robot import RobotModel
+from ros_dynamics.multibody import layouts
 from ros_dynamics.runtime.batches import as_array
 from ros_dynamics.runtime.jit import ensure_compiled
 from ros_dynamics.runtime.statecall import StateCall
@@ -115,9 +114,9 @@ class Simulator:
         self._chain = (None if closures is None
                        else closures.compiled_data(*self._baumgarte, self._lock_sign))
         # the compiled step's settings and energy-check state (integrators.py), with the time
-        self._control = np.zeros(integrators.NCONTROL)
-        self._control[integrators.C_DENSE] = robot.has_mimic   # ABA has no mimic step
-        self._control[integrators.C_LIMITS] = bool(limits)
+        self._control = np.zeros(layouts.NCONTROL)
+        self._control[layouts.C_DENSE] = robot.has_mimic   # ABA has no mimic step
+        self._control[layouts.C_LIMITS] = bool(limits)
         self.dt = dt
         self.integrator = integrator
         actuators = robot.actuators
@@ -161,7 +160,7 @@ class Simulator:
         if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0.0):
             raise ValueError(f'dt: expected a positive step in s, got {value!r}')
         self._dt = float(value)
-        self._control[integrators.C_DT] = self._dt
+        self._control[layouts.C_DT] = self._dt
         if hasattr(self, '_stop_stiffness'):
             self._tune_stops()
 
@@ -178,7 +177,7 @@ class Simulator:
             raise ValueError(
                 f'energy_tolerance: expected a positive number or None, got {value!r}')
         self._energy_tolerance = None if value is None else float(value)
-        self._control[integrators.C_TOLERANCE] = self.energy_tolerance
+        self._control[layouts.C_TOLERANCE] = self.energy_tolerance
 
     @property
     def integrator(self) -> str:
@@ -191,9 +190,9 @@ class Simulator:
         if value not in INTEGRATORS:
             raise ValueError(f'integrator: expected one of {INTEGRATORS}, got {value!r}')
         self._integrator = value
-        self._control[integrators.C_RK4] = value == 'rk4'
+        self._control[layouts.C_RK4] = value == 'rk4'
         if hasattr(self, '_energy_tolerance'):
-            self._control[integrators.C_TOLERANCE] = self.energy_tolerance
+            self._control[layouts.C_TOLERANCE] = self.energy_tolerance
 
     def _coefficients(self, value, urdf: np.ndarray, name: str) -> np.ndarray:
         """Return per-joint coefficients: True = the URDF's, False = none, or given values."""
@@ -220,11 +219,14 @@ class Simulator:
         omega = 1.0 / (10.0 * self._dt)
         self._stop_stiffness = inertia * omega ** 2
         self._stop_damping = 2.0 * inertia * omega
-        # the same parameters, as rows, for the compiled step (integrators.py)
-        self._params = np.ascontiguousarray(np.vstack([
-            self._damping, self._friction, np.full(self.robot.dof, self._friction_velocity),
-            self._lower, self._upper, self._stop_stiffness, self._stop_damping,
-            self._offset, self._sigmoid.T, self._coordinates.qindex]))
+        # the same parameters, as rows (layouts.PARAMS_LAYOUT), for the compiled step
+        self._params = np.empty((layouts.NPARAMS, self.robot.dof))
+        for name, value in (('DAMPING', self._damping), ('FRICTION', self._friction),
+                            ('FRICTION_VELOCITY', self._friction_velocity), ('LOWER', self._lower),
+                            ('UPPER', self._upper), ('STOP_STIFFNESS', self._stop_stiffness),
+                            ('STOP_DAMPING', self._stop_damping), ('OFFSET', self._offset),
+                            ('SIGMOID', self._sigmoid.T), ('Q_INDEX', self._coordinates.qindex)):
+            self._params[layouts.PARAMS_LAYOUT.columns(name)] = value
         self._new_block()
 
     block = property(lambda self: self._block, doc="""The compiled step's block (rollouts read it):
@@ -235,7 +237,7 @@ class Simulator:
         if not (hasattr(self, '_params') and hasattr(self, '_wrench_rows')):
             return
         n, wrench_count = self.robot.dof, self._wrench_rows.shape[0]
-        self._control[integrators.C_WRENCHES] = wrench_count
+        self._control[layouts.C_WRENCHES] = wrench_count
         body_count = self.robot.packed.shape[0] - 1
         size = integrators.block_size.py_func(n, body_count, wrench_count)
         start = size
@@ -250,9 +252,9 @@ class Simulator:
             self._chain = block[start:start + self._chain.size]   # seen by the step
         self._block = block
         # the energy's own kinematics work, apart from the steps' (simulator_energy)
-        self._scratch = np.empty(body_count * (kinematics.NWORK + 12))
-        self._control = block[:integrators.NCONTROL]   # one array, seen by both calls
-        self._control[integrators.C_COUNT] = 1
+        self._scratch = np.empty(body_count * (layouts.NKINEMATICS + 12))
+        self._control = block[:layouts.NCONTROL]   # one array, seen by both calls
+        self._control[layouts.C_COUNT] = 1
         self._step_call = None   # bound again to the new block on the next step
         self._state_shape = (self.robot.nq + self.robot.dof,)
 
@@ -275,11 +277,11 @@ class Simulator:
     @property
     def t(self) -> float:
         """Return the simulated time (s)."""
-        return float(self._control[integrators.C_TIME])
+        return float(self._control[layouts.C_TIME])
 
     @t.setter
     def t(self, value: float) -> None:
-        self._control[integrators.C_TIME] = value
+        self._control[layouts.C_TIME] = value
 
     def reset(self) -> None:
         """Return to the initial state at t = 0 (inputs are kept)."""
@@ -308,11 +310,11 @@ class Simulator:
 
     def _new_state(self) -> None:
         ground_contact.restart(self._ground, self.robot.nv)   # no warm start from another state
-        self._control[integrators.C_REFERENCE] = self.energy()
-        self._control[integrators.C_KINETIC_SCALE] = self._kinetic
+        self._control[layouts.C_REFERENCE] = self.energy()
+        self._control[layouts.C_KINETIC_SCALE] = self._kinetic
         if self.closures is not None:
             self._lock_sign = self.closures.lock_orientation(self.q)
-            self._chain[loop_closures.K_LOCK_SIGN] = self._lock_sign
+            self._chain[layouts.K_LOCK_SIGN] = self._lock_sign
 
     def set_effort(self, effort) -> None:
         """
@@ -431,7 +433,8 @@ class Simulator:
     def _steps(self, count: int) -> None:
         """Advance ``count`` steps: a block, or a first step."""
         if count >= _BLOCK_STEPS:   # numba's dispatcher: more per call, but the GIL released
-            steps = simulation_steps if self.closures is None else integrators.constrained_steps
+            steps = (integrators.simulation_steps if self.closures is None
+                     else integrators.constrained_steps)
             steps = steps if self.ground is None else ground_kernel.ground_steps
             ensure_compiled(steps)
             q, qd = self.q.copy(), self.qd.copy()
@@ -440,12 +443,12 @@ class Simulator:
             call = self._step_call
             if call is None or self._step_model is not self.robot.packed:
                 call = self._bind_step()
-            self._control[integrators.C_COUNT] = count
+            self._control[layouts.C_COUNT] = count
             out = np.empty(self._state_shape)
             try:
                 status = call.into(out, self.q, self.qd, self.effort)
             finally:
-                self._control[integrators.C_COUNT] = 1   # what step()'s fast path expects
+                self._control[layouts.C_COUNT] = 1   # what step()'s fast path expects
             q, qd = out[:self._nq], out[self._nq:]
         self.q, self.qd = q, qd
         if status != integrators.DONE:
@@ -479,8 +482,8 @@ class Simulator:
         if status == integrators.ENERGY_GREW:
             control = self._control
             raise SimulationDiverged(
-                f'{where}: energy grew from {control[integrators.C_REFERENCE]:.6g} J to '
-                f'{control[integrators.C_ENERGY]:.6g} J with no input (dt = {self._dt} s too '
+                f'{where}: energy grew from {control[layouts.C_REFERENCE]:.6g} J to '
+                f'{control[layouts.C_ENERGY]:.6g} J with no input (dt = {self._dt} s too '
                 'large?); kept the last good state')
         if status < 0:
             message = str(self.robot.singular_mass_error(-status - 1))

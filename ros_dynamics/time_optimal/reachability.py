@@ -15,30 +15,39 @@ the tightest upper and lower bound on u_i, which reach the same vertices in a
 few O(rows) passes. Forward pass: the greedy u_i = the largest admissible.
 """
 
+from collections import namedtuple
+
 import numba
 import numpy as np
 
+# the path's constraint rows lo <= a sddot + b sdot^2 + c <= hi at the 2 count + 1 grid and
+# mid points, (2 count + 1, r) each (parameterization.py; Pham and Pham 2018, eq. 3)
+PathRows = namedtuple('PathRows', 'a b c lo hi')
+# a stage's inequalities alpha u + beta x <= gamma (m,) each, filled by _stage_rows
+StageRows = namedtuple('StageRows', 'alpha beta gamma')
+
 
 @numba.njit(cache=True)
-def _stage_rows(i, s, a_rows, b_rows, c_rows, lo_rows, hi_rows, k_lo, k_hi, alpha, beta, gamma):
-    """Fill stage i's inequalities alpha u + beta x_i <= gamma; return their count."""
+def _stage_rows(i, s, path, k_lo, k_hi, stage):
+    """Fill stage i's inequalities (StageRows) from the PathRows ``path``; return their count."""
+    alpha, beta, gamma = stage
     h = s[i + 1] - s[i]
     n = 0
     for k in range(3):
         p = 2 * i + k
-        for r in range(a_rows.shape[1]):
-            a = a_rows[p, r] + k * h * b_rows[p, r]
-            b = b_rows[p, r]
-            c = c_rows[p, r]
-            if hi_rows[p, r] < np.inf:
+        for r in range(path.a.shape[1]):
+            a = path.a[p, r] + k * h * path.b[p, r]
+            b = path.b[p, r]
+            c = path.c[p, r]
+            if path.hi[p, r] < np.inf:
                 alpha[n] = a
                 beta[n] = b
-                gamma[n] = hi_rows[p, r] - c
+                gamma[n] = path.hi[p, r] - c
                 n += 1
-            if lo_rows[p, r] > -np.inf:
+            if path.lo[p, r] > -np.inf:
                 alpha[n] = -a
                 beta[n] = -b
-                gamma[n] = c - lo_rows[p, r]
+                gamma[n] = c - path.lo[p, r]
                 n += 1
     if k_hi < np.inf:
         alpha[n] = 2.0 * h
@@ -194,6 +203,8 @@ def solve_profile(s, a_rows, b_rows, c_rows, lo_rows, hi_rows, x_start, x_end):
     alpha = np.empty(m)
     beta = np.empty(m)
     gamma = np.empty(m)
+    path = PathRows(a_rows, b_rows, c_rows, lo_rows, hi_rows)
+    stage = StageRows(alpha, beta, gamma)
     k_lo = np.empty(count + 1)
     k_hi = np.empty(count + 1)
     x = np.zeros(count + 1)
@@ -201,8 +212,7 @@ def solve_profile(s, a_rows, b_rows, c_rows, lo_rows, hi_rows, x_start, x_end):
     k_lo[count] = x_end
     k_hi[count] = x_end
     for i in range(count - 1, -1, -1):
-        n = _stage_rows(i, s, a_rows, b_rows, c_rows, lo_rows, hi_rows, k_lo[i + 1],
-                        k_hi[i + 1], alpha, beta, gamma)
+        n = _stage_rows(i, s, path, k_lo[i + 1], k_hi[i + 1], stage)
         lo, hi = _x_range_newton(n, alpha, beta, gamma)
         if np.isnan(lo):
             lo, hi = _x_range(n, alpha, beta, gamma)
@@ -218,8 +228,7 @@ def solve_profile(s, a_rows, b_rows, c_rows, lo_rows, hi_rows, x_start, x_end):
     x[0] = x_start
     for i in range(count):
         h = s[i + 1] - s[i]
-        n = _stage_rows(i, s, a_rows, b_rows, c_rows, lo_rows, hi_rows, k_lo[i + 1],
-                        k_hi[i + 1], alpha, beta, gamma)
+        n = _stage_rows(i, s, path, k_lo[i + 1], k_hi[i + 1], stage)
         lo, hi = _u_range(n, alpha, beta, gamma, x[i])
         following = x[i] + 2.0 * h * hi
         following = min(max(following, k_lo[i + 1], 0.0), k_hi[i + 1])
