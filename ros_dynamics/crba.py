@@ -9,24 +9,44 @@ children's X^T I^c X, then H_ii = S_i^T I^c_i S_i and, walking up the
 ancestors j of i with F = X^* F, H_ij = H_ji = S_j^T F. With mimic joints the
 result is G^T H_full G. Armature (reflected rotor inertia) adds diag(I_a)
 (Featherstone 2008, sec. 7.2).
+
+Models whose subtrees own contiguous coordinate ranges (joints.contiguous_subtrees:
+depth-first bodies, no mimic follower; every URDF model without mimic tags)
+take the same algorithm written in one reference frame per tree (the frame
+of its root body), as Pinocchio's CRBA in the world convention (Carpentier
+et al., "The Pinocchio C++ library", SII 2019): a forward pass stores each
+body's pose X_0i in that frame and its inertia there, Y_i = X_0i^* I_i X_0i;
+backwards, Y_i is complete once the children's are added (a plain sum, all
+in one frame), F_a = Y_i J_a for each column J_a = X_0i^-1 S_ia of the body's
+joint, and row a of H over the subtree's coordinates is J_a . F_c, dot
+products with the columns F_c already stored for the subtree (no spatial
+transform per ancestor). The root body's own frame keeps the numbers at the
+scale of the robot wherever its base is.
 """
 
 from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, state_entry, STATUS
-from ros_dynamics.joints import (armature_of, bad_positions, batch_of_one, body_count, joint_nv,
-                                 MIMIC_GAIN, model_at, nq_of, parent_of, rigid_inertia,
-                                 subspace_column, velocity_index)
+from ros_dynamics.joints import (armature_of, bad_positions, batch_of_one, body_count,
+                                 joint_nv, joint_transform, MIMIC_GAIN, model_at, nq_of, nv_of,
+                                 parent_of, rigid_inertia, subspace_column, subtrees_contiguous,
+                                 velocity_index)
 from ros_dynamics.kinematics import transforms, W_POS, W_ROT
-from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9,
-                                  rigid_inertia_times, rigid_inertia_to_parent, store3, store6)
+from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9, mat_mat,
+                                  mat_vec, motion_to_parent, rigid_inertia_times,
+                                  rigid_inertia_to_parent, store3, store6, store9)
 
-# workspace columns beyond the transforms of kinematics.transforms
-W_MASS = 12
-W_H = 13
-W_IBAR = 16
-NWORK = 22
+# workspace columns beyond the transforms of kinematics.transforms (W_ROT, W_POS: the
+# reference pass overwrites them with each body's pose in its tree's reference frame)
+W_MASS = 12     # 1: composite mass (kg)
+W_H = 13        # 3: its first moment m c (kg m)
+W_IBAR = 16     # 6: its rotational inertia about the frame's origin (kg m^2)
+W_COUNT = 22    # 1: velocity coordinates in the body's subtree (reference pass)
+NWORK = 23
+
+IDENTITY = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+ZERO3 = (0.0, 0.0, 0.0)
 
 
 @kernel(inline=True)
@@ -54,20 +74,113 @@ def composite_inertias(model, work):
 @kernel(inline=True)
 def crba_into(model, q, work, mass):
     """
-    Write the (nv, nv) mass matrix H(q) into ``mass``.
+    Write the (nv, nv) mass matrix H(q) into ``mass``; ``work`` (nb, >= NWORK) is overwritten.
 
     H_ij = S_i^T X Ic_j S_j for j in the subtree of i (Featherstone 2008,
     table 6.2), one entry per pair of motion-subspace columns; a mimic joint
     adds G_i G_j times its entries to its leader's (H = G^T H_full G), and
     armature I_a to the diagonal.
     """
-    transforms(model, q, work)
-    crba_from_transforms(model, work, mass)
+    if subtrees_contiguous(model):
+        reference_crba(model, q, work, np.empty((6, mass.shape[0])), mass)
+    else:
+        transforms(model, q, work)
+        ancestor_crba(model, work, mass)
 
 
 @kernel(inline=True)
 def crba_from_transforms(model, work, mass):
     """``crba_into`` on the body transforms already in ``work`` (W_ROT, W_POS: a pass's)."""
+    if subtrees_contiguous(model):
+        reference_crba(model, None, work, np.empty((6, mass.shape[0])), mass)
+    else:
+        ancestor_crba(model, work, mass)
+
+
+@kernel(inline=True)
+def reference_poses(model, q, work):
+    """
+    Write each body's pose and inertia in its tree's reference frame into ``work``.
+
+    The reference frame of a tree is its root body's frame: a root body's pose
+    is the identity, a child's X_0i = X_0p X_pi, with X_pi the joint transform
+    at q, or, for q None, the transform already in work (W_ROT, W_POS);
+    the pose overwrites it. The inertia Y_i = X_0i^* I_i X_0i (m, h, ibar
+    about the reference origin; Featherstone 2008, eq. 2.66) goes to W_MASS,
+    W_H, W_IBAR, the joint's number of coordinates to W_COUNT.
+    """
+    for i in range(body_count(model)):
+        parent = parent_of(model, i)
+        m, h, ibar = rigid_inertia(model, i)
+        if parent < 0:
+            rot, r = IDENTITY, ZERO3
+        else:
+            if q is None:
+                local, offset = load9(work, i, W_ROT), load3(work, i, W_POS)
+            else:
+                local, offset = joint_transform(model, i, q)
+            parent_rot = load9(work, parent, W_ROT)
+            r = add(load3(work, parent, W_POS), mat_vec(parent_rot, offset))
+            rot = mat_mat(parent_rot, local)
+            h, ibar = rigid_inertia_to_parent(rot, r, m, h, ibar)
+        store9(work, i, W_ROT, rot)
+        store3(work, i, W_POS, r)
+        work[i, W_MASS] = m
+        store3(work, i, W_H, h)
+        store6(work, i, W_IBAR, ibar)
+        work[i, W_COUNT] = joint_nv(model, i)
+
+
+@kernel(inline=True)
+def reference_crba(model, q, work, forces, mass):
+    """
+    Write H(q) into ``mass`` in the reference frames (module doc); models with contiguous_subtrees.
+
+    ``forces`` (6, nv) holds F_c = Y_i J_c (moment, force) for each
+    coordinate c of body i, in the reference frame. Body i's coordinates
+    k .. k + nv_i - 1 and its subtree's k .. stop - 1 (depth-first): row
+    k + a of H is J_a . F_c for c from k + a to stop, mirrored below the
+    diagonal; the other entries of the row are zero. Armature adds to the
+    diagonal.
+    """
+    reference_poses(model, q, work)
+    mass[:, :] = 0.0   # also brings a fresh matrix into the cache in order
+    for i in range(body_count(model) - 1, -1, -1):   # children first: Y_i is complete
+        m, h, ibar = work[i, W_MASS], load3(work, i, W_H), load6(work, i, W_IBAR)
+        rot, r = load9(work, i, W_ROT), load3(work, i, W_POS)
+        first, count = velocity_index(model, i), joint_nv(model, i)
+        stop = first + int(work[i, W_COUNT])
+        for a in range(count - 1, -1, -1):   # row a needs F_c for c >= a only
+            sw, sv = subspace_column(model, i, a)
+            jw, jv = motion_to_parent(rot, r, sw, sv)
+            n, f = rigid_inertia_times(m, h, ibar, jw, jv)
+            row = first + a
+            forces[0, row], forces[1, row], forces[2, row] = n[0], n[1], n[2]
+            forces[3, row], forces[4, row], forces[5, row] = f[0], f[1], f[2]
+            for c in range(row, stop):
+                value = (jw[0] * forces[0, c] + jw[1] * forces[1, c] + jw[2] * forces[2, c]
+                         + jv[0] * forces[3, c] + jv[1] * forces[4, c] + jv[2] * forces[5, c])
+                mass[row, c] = value
+                mass[c, row] = value
+        mass[first, first] += armature_of(model, i)
+        parent = parent_of(model, i)
+        if parent >= 0:
+            work[parent, W_COUNT] += work[i, W_COUNT]
+            work[parent, W_MASS] += m
+            store3(work, parent, W_H, add(load3(work, parent, W_H), h))
+            pi = load6(work, parent, W_IBAR)
+            store6(work, parent, W_IBAR, (pi[0] + ibar[0], pi[1] + ibar[1], pi[2] + ibar[2],
+                                          pi[3] + ibar[3], pi[4] + ibar[4], pi[5] + ibar[5]))
+
+
+@kernel(inline=True)
+def ancestor_crba(model, work, mass):
+    """
+    Write H into ``mass`` from the body transforms in ``work``: table 6.2 in body coordinates.
+
+    The general pass (mimic joints, any body order): each column's force
+    I^c_i S_i is carried up the ancestors by X^*.
+    """
     composite_inertias(model, work)
     mass[:, :] = 0.0
     for i in range(body_count(model)):
@@ -114,6 +227,12 @@ def mass_matrix_entry(model, rows, n, q, b, c, extra, mass):
 def mass_matrix_batch(model, q, mass):
     """Write H[N, nv, nv] for the N validated rows of q; return 0 (serial, as RNEA's batch)."""
     work = np.empty((body_count(model), NWORK))
-    for s in range(q.shape[0]):
-        crba_into(model, q[s], work, mass[s])
+    if subtrees_contiguous(model):
+        forces = np.empty((6, nv_of(model)))
+        for s in range(q.shape[0]):
+            reference_crba(model, q[s], work, forces, mass[s])
+    else:
+        for s in range(q.shape[0]):
+            transforms(model, q[s], work)
+            ancestor_crba(model, work, mass[s])
     return 0

@@ -112,6 +112,7 @@ H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is 
 H_FRICTION_VELOCITY = 5   # 1: velocity scale v_s of the smooth sign tanh(qd / v_s) (rad/s)
 H_NV = 6            # 1: nv, the number of velocity coordinates
 H_ROTATIONS = 7     # 1: how many joints hold a quaternion or planar (cos, sin) (bad_positions)
+H_SUBTREES = 8      # 1: 1.0 if every subtree's velocity coordinates are one range (contiguous_subtrees)
 # the rigid-body inertia columns a payload adds to (MASS, FIRST_MOMENT, IBAR)
 INERTIA_COLUMNS = slice(MASS, IBAR + 6)
 
@@ -145,10 +146,35 @@ def pack(ints: np.ndarray, reals: np.ndarray, nq: int, nv: int, gravity: np.ndar
     model[nb, H_NQ] = nq
     model[nb, H_NV] = nv
     model[nb, H_ROTATIONS] = np.sum((ints[:, JTYPE] >= FREE_FLYER) & (ints[:, JOINT_NQ] > 0))
+    model[nb, H_SUBTREES] = float(contiguous_subtrees(ints))
     model[nb, H_TOLERANCE] = tolerance
     model[nb, H_FRICTION_VELOCITY] = friction_velocity
     model.setflags(write=False)
     return model
+
+
+def contiguous_subtrees(ints: np.ndarray) -> bool:
+    """
+    Return True if each body's subtree owns one contiguous range of velocity coordinates.
+
+    That holds when the bodies are numbered depth-first in pre-order (each
+    subtree is bodies i .. i + size_i - 1, as model_build numbers them) and
+    the coordinates follow the bodies in order with no mimic follower (a
+    follower shares its leader's coordinate). CRBA's row-by-row pass relies
+    on it (crba.py); a model without it takes the general pass.
+    """
+    nb = ints.shape[0]
+    parents, nv = ints[:, PARENT], ints[:, JOINT_NV]
+    if nb == 0 or np.any(ints[:, JOINT_NQ] == 0) or np.any(
+            ints[:, VINDEX] != np.concatenate(([0], np.cumsum(nv)[:-1]))):
+        return False
+    size = np.ones(nb, dtype=np.int64)
+    for i in range(nb - 1, 0, -1):
+        if parents[i] >= 0:
+            size[parents[i]] += size[i]
+    # pre-order iff every child's range lies within its parent's (sizes are exact counts)
+    return all(parents[i] < i and i + size[i] <= parents[i] + size[parents[i]]
+               for i in range(nb) if parents[i] >= 0)
 
 
 def neutral_positions(ints: np.ndarray) -> np.ndarray:
@@ -561,6 +587,12 @@ def bad_positions(model, q):
         if norm2 < MIN_ROTATION_NORM2:
             return True
     return False
+
+
+@kernel
+def subtrees_contiguous(model):
+    """Return True if every subtree's velocity coordinates are one range (contiguous_subtrees)."""
+    return model[model.shape[0] - 1, H_SUBTREES] != 0.0
 
 
 @kernel
