@@ -28,9 +28,11 @@ from numba import carray
 import numpy as np
 
 from ros_dynamics._jit import IN2, kernel, OUT3, state_entry, STATUS
-from ros_dynamics.joints import (armature_of, bad_positions, batch_of_one, body_count,
-                                 joint_nv, joint_transform, MIMIC_GAIN, model_at, nq_of, nv_of,
-                                 parent_of, rigid_inertia, subspace_column, subtrees_contiguous,
+from ros_dynamics.joints import (ALIGN_FIRST_MOMENT, ALIGN_IBAR, ALIGN_TREE_P, ALIGN_TREE_R,
+                                 aligned_subspace_column, aligned_transform, armature_of,
+                                 bad_positions, batch_of_one, body_count, H_SUBTREES,
+                                 joint_motion_after, joint_nv, MASS, MIMIC_GAIN, model_at,
+                                 nq_of, nv_of, parent_of, rigid_inertia, subspace_column,
                                  velocity_index)
 from ros_dynamics.kinematics import transforms, W_POS, W_ROT
 from ros_dynamics.spatial import (add, dot, force_to_parent, load3, load6, load9, mat_mat,
@@ -97,28 +99,44 @@ def crba_from_transforms(model, work, mass):
         ancestor_crba(model, work, mass)
 
 
+@kernel
+def subtrees_contiguous(model):
+    """Return True if every subtree's velocity coordinates are one range (H_SUBTREES)."""
+    return model[body_count(model), H_SUBTREES] != 0.0
+
+
 @kernel(inline=True)
 def reference_poses(model, q, work):
     """
     Write each body's pose and inertia in its tree's reference frame into ``work``.
 
     The reference frame of a tree is its root body's frame: a root body's pose
-    is the identity, a child's X_0i = X_0p X_pi, with X_pi the joint transform
-    at q, or, for q None, the transform already in work (W_ROT, W_POS);
-    the pose overwrites it. The inertia Y_i = X_0i^* I_i X_0i (m, h, ibar
-    about the reference origin; Featherstone 2008, eq. 2.66) goes to W_MASS,
-    W_H, W_IBAR, the joint's number of coordinates to W_COUNT.
+    is the identity, a child's X_0i = X_0p X_pi. With q, X_pi is the joint
+    transform at q between the joint-aligned frames of ABA's fast path
+    (joints.aligned_columns: a one-dof joint turns or slides along z, a
+    rotation that mixes two columns); with q None, the body-frame transform
+    already in work (W_ROT, W_POS, which the pose overwrites). The inertia
+    Y_i = X_0i^* I_i X_0i (m, h, ibar about the reference origin;
+    Featherstone 2008, eq. 2.66) goes to W_MASS, W_H, W_IBAR, the joint's
+    number of coordinates to W_COUNT.
     """
     for i in range(body_count(model)):
         parent = parent_of(model, i)
-        m, h, ibar = rigid_inertia(model, i)
+        if q is None:
+            m, h, ibar = rigid_inertia(model, i)
+        else:
+            m, h, ibar = model[i, MASS], load3(model, i, ALIGN_FIRST_MOMENT), load6(
+                model, i, ALIGN_IBAR)
         if parent < 0:
             rot, r = IDENTITY, ZERO3
         else:
             if q is None:
                 local, offset = load9(work, i, W_ROT), load3(work, i, W_POS)
+            elif joint_nv(model, i) == 1:
+                local, offset = aligned_transform(model, i, q)
             else:
-                local, offset = joint_transform(model, i, q)
+                local, offset = joint_motion_after(model, i, q, load9(model, i, ALIGN_TREE_R),
+                                                   load3(model, i, ALIGN_TREE_P))
             parent_rot = load9(work, parent, W_ROT)
             r = add(load3(work, parent, W_POS), mat_vec(parent_rot, offset))
             rot = mat_mat(parent_rot, local)
@@ -151,7 +169,10 @@ def reference_crba(model, q, work, forces, mass):
         first, count = velocity_index(model, i), joint_nv(model, i)
         stop = first + int(work[i, W_COUNT])
         for a in range(count - 1, -1, -1):   # row a needs F_c for c >= a only
-            sw, sv = subspace_column(model, i, a)
+            if q is None:
+                sw, sv = subspace_column(model, i, a)
+            else:
+                sw, sv = aligned_subspace_column(model, i, a)
             jw, jv = motion_to_parent(rot, r, sw, sv)
             n, f = rigid_inertia_times(m, h, ibar, jw, jv)
             row = first + a

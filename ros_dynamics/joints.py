@@ -112,7 +112,7 @@ H_TOLERANCE = 4     # 1: a joint whose articulated inertia D_i is below this is 
 H_FRICTION_VELOCITY = 5   # 1: velocity scale v_s of the smooth sign tanh(qd / v_s) (rad/s)
 H_NV = 6            # 1: nv, the number of velocity coordinates
 H_ROTATIONS = 7     # 1: how many joints hold a quaternion or planar (cos, sin) (bad_positions)
-H_SUBTREES = 8      # 1: 1.0 if every subtree's velocity coordinates are one range (contiguous_subtrees)
+H_SUBTREES = 8      # 1: 1.0 if each subtree owns one range of coordinates (contiguous_subtrees)
 # the rigid-body inertia columns a payload adds to (MASS, FIRST_MOMENT, IBAR)
 INERTIA_COLUMNS = slice(MASS, IBAR + 6)
 
@@ -155,26 +155,18 @@ def pack(ints: np.ndarray, reals: np.ndarray, nq: int, nv: int, gravity: np.ndar
 
 def contiguous_subtrees(ints: np.ndarray) -> bool:
     """
-    Return True if each body's subtree owns one contiguous range of velocity coordinates.
+    Return True if each subtree owns one range of velocity coordinates (crba.py's fast pass).
 
-    That holds when the bodies are numbered depth-first in pre-order (each
-    subtree is bodies i .. i + size_i - 1, as model_build numbers them) and
-    the coordinates follow the bodies in order with no mimic follower (a
-    follower shares its leader's coordinate). CRBA's row-by-row pass relies
-    on it (crba.py); a model without it takes the general pass.
+    True for bodies numbered depth-first in pre-order (model_build) with the
+    coordinates in body order and no mimic follower (it shares its leader's).
     """
-    nb = ints.shape[0]
-    parents, nv = ints[:, PARENT], ints[:, JOINT_NV]
-    if nb == 0 or np.any(ints[:, JOINT_NQ] == 0) or np.any(
-            ints[:, VINDEX] != np.concatenate(([0], np.cumsum(nv)[:-1]))):
-        return False
-    size = np.ones(nb, dtype=np.int64)
-    for i in range(nb - 1, 0, -1):
-        if parents[i] >= 0:
-            size[parents[i]] += size[i]
-    # pre-order iff every child's range lies within its parent's (sizes are exact counts)
-    return all(parents[i] < i and i + size[i] <= parents[i] + size[parents[i]]
-               for i in range(nb) if parents[i] >= 0)
+    parents, nv, size = ints[:, PARENT], ints[:, JOINT_NV], np.ones(ints.shape[0], np.int64)
+    for i in np.flatnonzero(parents >= 0)[::-1]:   # subtree sizes, leaves first
+        size[parents[i]] += size[i]
+    return bool(ints.shape[0] > 0 and np.all(ints[:, JOINT_NQ] > 0) and np.array_equal(
+        ints[:, VINDEX], np.cumsum(nv) - nv) and all(   # each child's range within its parent's
+        parents[i] < i and i + size[i] <= parents[i] + size[parents[i]]
+        for i in range(ints.shape[0]) if parents[i] >= 0))
 
 
 def neutral_positions(ints: np.ndarray) -> np.ndarray:
@@ -467,6 +459,16 @@ def aligned_angular(model, i):
 
 
 @kernel
+def aligned_subspace_column(model, i, a):
+    """Return column a of S_i in body i's aligned frame (``aligned_angular``; else S_i's own)."""
+    if joint_nv(model, i) != 1:
+        return subspace_column(model, i, a)
+    if aligned_angular(model, i):
+        return (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
+    return (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+
+
+@kernel
 def aligned_transform(model, i, q):
     """
     Return (R, r): body i's aligned frame in its parent's aligned frame at the positions q.
@@ -587,12 +589,6 @@ def bad_positions(model, q):
         if norm2 < MIN_ROTATION_NORM2:
             return True
     return False
-
-
-@kernel
-def subtrees_contiguous(model):
-    """Return True if every subtree's velocity coordinates are one range (contiguous_subtrees)."""
-    return model[model.shape[0] - 1, H_SUBTREES] != 0.0
 
 
 @kernel
