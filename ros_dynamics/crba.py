@@ -234,14 +234,19 @@ def mass_matrix_entry(model, rows, n, q, b, c, extra, mass):
     """
     Write H(q) (n, n) for one state into mass (C pointers, _jit.STATE_ENTRY; b, c, extra unused).
 
-    The batch kernel on a batch of one, after checking q: return 0, or 1 if it
-    holds NaN or Inf.
+    The batch kernel's pass, after checking q: return 0, or 1 if it holds NaN
+    or Inf. One allocation holds the body rows and then the forces (6, n).
     """
     m = model_at(model, rows)
     q = batch_of_one(q, nq_of(m))
     if bad_positions(m, q[0]):
         return 1
-    return mass_matrix_batch(m, q, carray(mass, (1, n, n)))
+    if not subtrees_contiguous(m):
+        return mass_matrix_batch(m, q, carray(mass, (1, n, n)))
+    nb = body_count(m)
+    work = np.empty((nb + 6, max(NWORK, n)))
+    reference_crba(m, q[0], work[:nb], work[nb:], carray(mass, (n, n)))
+    return 0
 
 
 @kernel(signatures=[STATUS(IN2, IN2, OUT3)])
