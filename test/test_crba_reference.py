@@ -39,6 +39,7 @@ def load(source: str, root=None, mimic: bool = True) -> RobotModel:
 
 MODELS = {'talos_floating': ('talos_data/robots/talos_reduced.urdf', 'floating'),
           'tiago_planar': ('tiago_description/robots/tiago.urdf', 'planar'),
+          'talos_fixed': ('talos_data/robots/talos_reduced.urdf', None),   # several trees
           'ball': (BALL, None),
           'branching_tree': (tree_urdf(np.random.default_rng(5)), None),
           'chain30': (serial_chain_urdf(30), None)}
