@@ -13,8 +13,9 @@ result is G^T H_full G. Armature (reflected rotor inertia) adds diag(I_a)
 Models whose subtrees own contiguous coordinate ranges (joints.contiguous_subtrees:
 depth-first bodies, no mimic follower; every URDF model without mimic tags)
 take the same algorithm written in one reference frame per tree (the frame
-of its root body), as Pinocchio's CRBA in the world convention (Carpentier
-et al., "The Pinocchio C++ library", SII 2019): a forward pass stores each
+of its root body), as Pinocchio 3's ``crba`` does in its WORLD convention
+(pinocchio/algorithm/crba.hxx; the library: Carpentier et al., IEEE/SICE
+SII 2019), with the joint-aligned body frames of ABA: a forward pass stores each
 body's pose X_0i in that frame and its inertia there, Y_i = X_0i^* I_i X_0i;
 backwards, Y_i is complete once the children's are added (a plain sum, all
 in one frame), F_a = Y_i J_a for each column J_a = X_0i^-1 S_ia of the body's
