@@ -24,9 +24,6 @@ from ros_dynamics.multibody.layouts import Field, Layout
 from ros_dynamics.runtime import jit as _jit
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'ros_dynamics'
-# column constants of crba.py, which another change rewrites: its workspace is declared in
-# layouts.py as CRBA_LAYOUT (CRBA_*, NCRBA); crba.py switches to it after that change merges
-CRBA_OWN = {'W_MASS': 'CRBA_MASS', 'W_H': 'CRBA_H', 'W_IBAR': 'CRBA_IBAR', 'NWORK': 'NCRBA'}
 
 
 def module_int_constants(path: pathlib.Path) -> dict:
@@ -74,7 +71,7 @@ def test_a_prefix_names_one_array():
     prefixes = [layout.prefix for layout in layouts.LAYOUTS if layout.prefix and layout.export]
     assert len(prefixes) == len(set(prefixes))
     borrowed = {name: modules for name, modules in package_constants().items()
-                if any(name.startswith(prefix) for prefix in prefixes) and name not in CRBA_OWN}
+                if any(name.startswith(prefix) for prefix in prefixes)}
     assert borrowed == {}, f"module constants named like a layout's fields: {borrowed}"
 
 
@@ -151,14 +148,6 @@ def test_the_packed_model_has_the_declared_columns():
     assert header['GRAVITY'].tolist() == [0.0, 0.0, -9.81]
     # seven arm joints and one finger (the other finger mimics it)
     assert (header['NQ'][0], header['NV'][0]) == (arrays.nq, arrays.nv) == (8, 8)
-
-
-def test_crba_columns_match_its_layout():
-    """crba.py still declares its own columns: they must be CRBA_LAYOUT's (centroidal reads it)."""
-    from ros_dynamics.kernels import crba, kinematics
-    for own, declared in CRBA_OWN.items():
-        assert getattr(crba, own) == getattr(layouts, declared), own
-    assert (kinematics.W_ROT, kinematics.W_POS) == (layouts.CRBA_ROT, layouts.CRBA_POS)
 
 
 def test_no_raw_column_numbers_in_the_kernels():

@@ -48,10 +48,11 @@ from ros_dynamics.multibody.layouts import (ALIGN_TREE_P, ALIGN_TREE_R, AXIS, CO
                                             COL_JOINT_NQ, COL_JOINT_NV, COL_JTYPE, COL_PARENT,
                                             COL_QINDEX, COL_VINDEX, FIRST_MOMENT,
                                             H_FRICTION_VELOCITY, H_GRAVITY, H_NQ, H_NV,
-                                            H_ROTATIONS, H_TOLERANCE, IBAR, JOINT_NQ, JOINT_NV,
-                                            JTYPE, MASS, MAX_JOINT_NV, MIMIC_GAIN, MIMIC_OFFSET,
-                                            NACTUATOR, NALIGNED, NCOL, NINT, NREAL, PARENT, QINDEX,
-                                            SP_ANGULAR, SP_LINEAR, SUBSPACE, TREE_P, TREE_R)
+                                            H_ROTATIONS, H_SUBTREES, H_TOLERANCE, IBAR, JOINT_NQ,
+                                            JOINT_NV, JTYPE, MASS, MAX_JOINT_NV, MIMIC_GAIN,
+                                            MIMIC_OFFSET, NACTUATOR, NALIGNED, NCOL, NINT, NREAL,
+                                            PARENT, QINDEX, SP_ANGULAR, SP_LINEAR, SUBSPACE,
+                                            TREE_P, TREE_R, VINDEX)
 from ros_dynamics.multibody.spatial import (add, axis_rotation, dot, load3, load9, mat_mat,
                                             mat_vec, scale)
 from ros_dynamics.runtime.jit import kernel, read_only
@@ -101,10 +102,27 @@ def pack(ints: np.ndarray, reals: np.ndarray, nq: int, nv: int, gravity: np.ndar
     model[nb, H_NQ] = nq
     model[nb, H_NV] = nv
     model[nb, H_ROTATIONS] = np.sum((ints[:, JTYPE] >= FREE_FLYER) & (ints[:, JOINT_NQ] > 0))
+    model[nb, H_SUBTREES] = float(contiguous_subtrees(ints))
     model[nb, H_TOLERANCE] = tolerance
     model[nb, H_FRICTION_VELOCITY] = friction_velocity
     model.setflags(write=False)
     return model
+
+
+def contiguous_subtrees(ints: np.ndarray) -> bool:
+    """
+    Return True if each subtree owns one range of velocity coordinates (crba.py's fast pass).
+
+    True for bodies numbered depth-first in pre-order (model_build) with the
+    coordinates in body order and no mimic follower (it shares its leader's).
+    """
+    parents, nv, size = ints[:, PARENT], ints[:, JOINT_NV], np.ones(ints.shape[0], np.int64)
+    for i in np.flatnonzero(parents >= 0)[::-1]:   # subtree sizes, leaves first
+        size[parents[i]] += size[i]
+    return bool(ints.shape[0] > 0 and np.all(ints[:, JOINT_NQ] > 0) and np.array_equal(
+        ints[:, VINDEX], np.cumsum(nv) - nv) and all(   # each child's range within its parent's
+        parents[i] < i and i + size[i] <= parents[i] + size[parents[i]]
+        for i in range(ints.shape[0]) if parents[i] >= 0))
 
 
 def neutral_positions(ints: np.ndarray) -> np.ndarray:
@@ -394,6 +412,16 @@ def aligned_angular(model, i):
     is (e_z, 0) for a revolute joint and (0, e_z) for a prismatic one.
     """
     return model[i, COL_JTYPE] == REVOLUTE
+
+
+@kernel
+def aligned_subspace_column(model, i, a):
+    """Return column a of S_i in body i's aligned frame (``aligned_angular``; else S_i's own)."""
+    if joint_nv(model, i) != 1:
+        return subspace_column(model, i, a)
+    if aligned_angular(model, i):
+        return (0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
+    return (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
 
 
 @kernel

@@ -173,6 +173,7 @@ HEADER_LAYOUT = Layout("packed model's last row", 'H_', [
     Field('FRICTION_VELOCITY', 1, 'velocity scale v_s of the smooth sign tanh(qd / v_s) (rad/s)'),
     Field('NV', 1, 'nv, the number of velocity coordinates'),
     Field('ROTATIONS', 1, 'joints holding a quaternion or planar (cos, sin) (bad_positions)'),
+    Field('SUBTREES', 1, '1.0 if each subtree owns one range of coordinates (crba.py)'),
 ], 'NMODEL_HEADER')
 
 # --- spatial vectors and poses ---
@@ -221,12 +222,13 @@ ABA_LAYOUT = Layout('ABA workspace (aba.py), joint-aligned body coordinates', 'A
     Field('MULTI_DINV', MAX_JOINT_NV * MAX_JOINT_NV, 'D_i^-1 (row-major, m wide)'),
     Field('MULTI_SMALL_U', MAX_JOINT_NV, 'u_i (m)'),
 ]))
-CRBA_LAYOUT = Layout('CRBA workspace (crba.composite_inertias), body coordinates', 'CRBA_', [
-    Field('ROT', 9, 'R_i as W_ROT (kinematics.transforms)'),
+CRBA_LAYOUT = Layout('CRBA workspace (crba.py): body or tree reference frame', 'CRBA_', [
+    Field('ROT', 9, 'R_i as W_ROT (kinematics.transforms; the pose in the reference frame)'),
     Field('POS', 3, 'r_i as W_POS (m)'),
     Field('MASS', 1, 'composite mass (kg)'),
     Field('H', 3, 'composite first moment (kg m)'),
-    Field('IBAR', 6, 'composite rotational inertia about the body origin (kg m^2)'),
+    Field('IBAR', 6, 'composite rotational inertia about the frame origin (kg m^2)'),
+    Field('COUNT', 1, "velocity coordinates in the body's subtree (reference pass)"),
 ], 'NCRBA')
 CORIOLIS_LAYOUT = Layout('Coriolis matrix: per-body world quantities (coriolis.py)', 'COR_', [
     Field('VEL', 6, 'v_i, world coordinates at the world origin'),

@@ -47,6 +47,12 @@ def dot(a, b):
 
 
 @kernel
+def dot3(a, i, b, j):
+    """Return a[i:i + 3] . b[j:j + 3] (rows of row-major 9-tuples)."""
+    return a[i] * b[j] + a[i + 1] * b[j + 1] + a[i + 2] * b[j + 2]
+
+
+@kernel
 def cross(a, b):
     """Return a x b."""
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
@@ -142,6 +148,13 @@ def motion_to_child(rot, r, w, v):
 
 
 @kernel
+def motion_to_parent(rot, r, w, v):
+    """Return X^-1 (w, v): a motion vector from child to parent coordinates (eq. 2.24 inverted)."""
+    wp = mat_vec(rot, w)
+    return wp, add(mat_vec(rot, v), cross(r, wp))
+
+
+@kernel
 def force_to_parent(rot, r, n, f):
     """Return X^* (n, f): a force from child to parent coordinates (eq. 2.25)."""
     fp = mat_vec(rot, f)
@@ -182,7 +195,9 @@ def rigid_inertia_to_parent(rot, r, m, h, ibar):
     """
     hp = mat_vec(rot, h)
     full = (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5], ibar[4], ibar[5], ibar[2])
-    ir = mat_mat(mat_mat(rot, full), mat_t(rot))
+    a = mat_mat(rot, full)   # R ibar; I' = (R ibar) R^T, its six distinct entries only
+    ir = (dot3(a, 0, rot, 0), dot3(a, 0, rot, 3), dot3(a, 0, rot, 6), 0.0,
+          dot3(a, 3, rot, 3), dot3(a, 3, rot, 6), 0.0, 0.0, dot3(a, 6, rot, 6))
     rh = dot(r, hp)
     rr = dot(r, r)
     xx = ir[0] - 2.0 * (r[0] * hp[0] - rh) - m * (r[0] * r[0] - rr)
