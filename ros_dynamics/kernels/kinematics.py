@@ -17,7 +17,7 @@ from ros_dynamics.multibody.joints import body_count, joint_transform, joint_vel
 from ros_dynamics.multibody.layouts import (NKINEMATICS, NPOSE, NWRENCH, POSE_P, POSE_R,
                                             SP_ANGULAR, SP_LINEAR, W_ACC_V, W_ACC_W, W_POS, W_ROT,
                                             W_VEL_V, W_VEL_W, WRENCH_BODY, WRENCH_FORCE,
-                                            WRENCH_OFFSET, WRENCH_TORQUE)
+                                            WRENCH_OFFSET, wrench_row, WRENCH_TORQUE)
 from ros_dynamics.multibody.spatial import (add, cross, cross_motion, load3, load9, mat_mat,
                                             mat_t_vec, mat_vec, motion_to_child, store3, store9)
 from ros_dynamics.runtime.batches import as_array
@@ -120,7 +120,7 @@ def link_wrench_rows(wrenches: Mapping, attachment: Callable, name: str) -> tupl
                              f'got {wrench!r}')
         validated[link] = wrench
         if body >= 0:
-            rows.append(np.concatenate([[body], offset[:3, 3], wrench]))
+            rows.append(wrench_row(body, offset[:3, 3], wrench))
     return np.array(rows).reshape(len(rows), NWRENCH), validated
 
 

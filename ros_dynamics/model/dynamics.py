@@ -21,11 +21,10 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 
 from ros_dynamics.exceptions import SingularMassMatrixError
-from ros_dynamics.kernels import centroidal, coriolis, crba, energy, kinematics, rnea
-from ros_dynamics.kernels import friction as friction_kernels
-from ros_dynamics.multibody import layouts
+from ros_dynamics.kernels import (centroidal, coriolis, crba, energy, friction as friction_kernels,
+                                  kinematics, rnea)
 from ros_dynamics.multibody.layouts import VINDEX
-from ros_dynamics.runtime.batches import as_array, check_status, empty, run_batch, zeros
+from ros_dynamics.runtime.batches import check_status, empty, run_batch, zeros
 from ros_dynamics.runtime.jit import ensure_compiled
 
 ARGUMENT_NAMES = {
@@ -70,20 +69,9 @@ class JointSpaceDynamics:
         """
         if external_wrenches is None:
             return None
-        if not isinstance(external_wrenches, Mapping):
-            raise ValueError('external_wrenches: expected a mapping link name -> '
-                             '[fx, fy, fz, tx, ty, tz]')
-        rows = []
-        for link, wrench in external_wrenches.items():
-            body = self._body_of(link)
-            wrench = as_array(wrench, f'external_wrenches[{link!r}]')
-            if wrench.shape != (6,) or not np.all(np.isfinite(wrench)):
-                raise ValueError(f'external_wrenches[{link!r}]: expected 6 finite numbers '
-                                 f'[force; torque], got {wrench!r}')
-            if body >= 0:   # a wrench on the fixed root is taken by the base
-                origin = layouts.POSE_LAYOUT.view(self._arrays.link_offset[link][0], 'P')
-                rows.append(layouts.wrench_row(body, origin, wrench))
-        return np.array(rows) if rows else None
+        rows, _ = kinematics.link_wrench_rows(external_wrenches, self.link_attachment,
+                                              'external_wrenches')
+        return rows if rows.shape[0] else None
 
     def _run_states(self, batch: Callable, wrenches: Optional[np.ndarray], states: tuple,
                     out: np.ndarray) -> int:
