@@ -235,3 +235,18 @@ def test_no_warmer_when_disabled_or_without_a_cache(cold, monkeypatch):
     monkeypatch.setattr(_jit, 'CACHE_DIR', None)            # in-memory compilation
     _jit._start_warming()
     assert started == [] and not (cache / 'warming.lock').exists()
+
+
+def test_entry_points_are_found_where_they_are_defined(tmp_path):
+    """A kernel module with an entry point needs no list: the decorator is the registration."""
+    kernels = tmp_path / 'kernels'
+    kernels.mkdir()
+    entry = '\n@kernel(signatures=[STATUS(IN2, OUT2)])\ndef f():\n    pass\n'
+    (kernels / 'new_algorithm.py').write_text(entry + '\n\n@state_entry\ndef g():\n    pass\n')
+    (kernels / 'helpers.py').write_text('\n@kernel(inline=True)\ndef h():\n    pass\n')
+    (kernels / 'rnea.py').write_text('# RNEA\n@state_entry\ndef gravity_entry():\n    pass\n')
+    assert _jit.entry_modules(tmp_path) == ('kernels.rnea', 'kernels.new_algorithm')
+    outside = [path for path in _jit.PACKAGE_ROOT.rglob('*.py')
+               if path.parent.name != 'kernels' and path.name != 'jit.py'
+               and _jit.ENTRY_DECORATORS.search(path.read_bytes())]
+    assert outside == [], 'entry points live in kernels/, where entry_modules() finds them'

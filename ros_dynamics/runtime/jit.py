@@ -50,6 +50,7 @@ import logging
 import os
 from pathlib import Path
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -83,11 +84,23 @@ STATE_ENTRY = STATUS(_POINTER, types.int64, types.int64, _POINTER, _POINTER, _PO
 
 _compile_lock = threading.RLock()   # re-entered: a state entry compiles the kernels it calls
 # modules defining entry points, in the order a typical process first calls them
-ENTRY_MODULES = ('kernels.rnea', 'kernels.crba', 'kernels.aba', 'kernels.jacobian',
-                 'kernels.kinematics', 'kernels.coriolis', 'kernels.energy', 'kernels.manifold',
-                 'kernels.integrators', 'kernels.loop_closures', 'kernels.regressor',
-                 'kernels.rollout', 'kernels.friction', 'kernels.stream', 'kernels.centroidal',
-                 'kernels.contact', 'kernels.ground')
+# the kernel modules a typical process calls first: warmed first by make build (and last by
+# the background warmer); the other kernel modules follow by name
+FIRST_CALLED = ('kernels.rnea', 'kernels.crba', 'kernels.aba', 'kernels.jacobian',
+                'kernels.kinematics')
+# what marks an entry point in a module's source: the decorators register it where it is defined
+ENTRY_DECORATORS = re.compile(rb'\n@(kernel\(signatures=|state_entry\n)')
+
+
+def entry_modules(package: Optional[Path] = None) -> tuple:
+    """Return the modules (``kernels.<name>``) defining entry points, in warming order."""
+    root = (PACKAGE_ROOT if package is None else Path(package)) / 'kernels'
+    found = sorted(f'kernels.{path.stem}' for path in root.glob('*.py')
+                   if path.is_file() and ENTRY_DECORATORS.search(path.read_bytes()))
+    first = [module for module in FIRST_CALLED if module in found]
+    return tuple(first + [module for module in found if module not in FIRST_CALLED])
+
+
 _warm_started = False
 # CPU seconds to compile one entry point on a cold cache, for the one line announcing a compile:
 # about 1.5 s each, but the rollouts' two take 40-60 s (2.1 GHz Xeon; every kernel 131 s of
@@ -103,6 +116,7 @@ logger = logging.getLogger(__name__)
 PACKAGE_ROOT = Path(__file__).parent.parent
 # modules in the cache's digest besides those defining kernels: the compilers, the layouts
 COMPILING = ('runtime/jit.py', 'runtime/lanes.py', 'multibody/layouts.py')
+ENTRY_MODULES = entry_modules()   # kernels.rnea, ...: every module holding an entry point
 # a digest's directory without copy records (an older layout) is kept while written this recently
 KEEP_UNRECORDED_DAYS = 2.0
 KEEP_RECENT = 2   # unused digests' directories kept besides the current one, newest use first
