@@ -113,9 +113,7 @@ def batch_rows(twin, label: str, count: int, repeats: int) -> list:
               loop(pin.rnea, pq, pv, pa)),
              ('mass_matrix', lambda: robot.mass_matrix(q), loop(pin.crba, pq)),
              ('forward_dynamics', lambda: robot.forward_dynamics(q, qd, tau),
-              loop(pin.aba, pq, pv, ptau)),
-             ('centroidal_momentum_matrix', lambda: robot.centroidal_momentum_matrix(q),
-              loop(pin.ccrba, pq, np.zeros_like(pv))))
+              loop(pin.aba, pq, pv, ptau)))
     threads = runtime.batch_threads
     rows = []
     for name, ours, theirs in cases:
