@@ -28,17 +28,10 @@ from ros_dynamics.multibody.layouts import (COR_H, COR_IBAR, COR_MASS, COR_S_AXI
                                             COR_VEL, MIMIC_GAIN, NCOR_COLUMN, NCOR_SUBSPACE,
                                             NCORIOLIS, NKINEMATICS, NPOSE, POSE_P, POSE_R,
                                             SP_LINEAR, W_VEL_V, W_VEL_W)
-from ros_dynamics.multibody.spatial import (add, cross, cross_force, cross_motion, dot, load3,
-                                            load6, load9, mat_vec, rigid_inertia_times,
+from ros_dynamics.multibody.spatial import (add, cross_force, cross_motion, dot, load3, load6,
+                                            load9, motion_to_parent, rigid_inertia_times,
                                             rigid_inertia_to_parent, scale, store3, store6, sub)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT2, STATUS
-
-
-@kernel
-def motion_to_world(rot, pos, w, v):
-    """Return a body-coordinate motion vector in world coordinates at the world origin."""
-    ww = mat_vec(rot, w)
-    return ww, add(mat_vec(rot, v), cross(pos, ww))
 
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, OUT2)])
@@ -56,10 +49,10 @@ def coriolis_matrix(model, q, qd, out):
     subspace = np.empty((nb, NCOR_SUBSPACE))
     for i in range(nb):
         rot, pos = load9(poses, i, POSE_R), load3(poses, i, POSE_P)
-        vw, vv = motion_to_world(rot, pos, load3(work, i, W_VEL_W), load3(work, i, W_VEL_V))
+        vw, vv = motion_to_parent(rot, pos, load3(work, i, W_VEL_W), load3(work, i, W_VEL_V))
         for a in range(joint_nv(model, i)):
             sw, sv = subspace_column(model, i, a)
-            sw, sv = motion_to_world(rot, pos, sw, sv)
+            sw, sv = motion_to_parent(rot, pos, sw, sv)
             dw, dv = cross_motion(vw, vv, sw, sv)
             store3(subspace, i, NCOR_COLUMN * a + COR_S_AXIS, sw)
             store3(subspace, i, NCOR_COLUMN * a + COR_S_AXIS + SP_LINEAR, sv)

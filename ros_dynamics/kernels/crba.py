@@ -49,6 +49,16 @@ ZERO3 = (0.0, 0.0, 0.0)
 
 
 @kernel(inline=True)
+def add_inertia(work, row, m, h, ibar):
+    """Add a rigid-body inertia (m, h, ibar) to row's composite (CRBA_MASS, CRBA_H, CRBA_IBAR)."""
+    work[row, CRBA_MASS] += m
+    store3(work, row, CRBA_H, add(load3(work, row, CRBA_H), h))
+    pi = load6(work, row, CRBA_IBAR)
+    store6(work, row, CRBA_IBAR, (pi[0] + ibar[0], pi[1] + ibar[1], pi[2] + ibar[2],
+                                  pi[3] + ibar[3], pi[4] + ibar[4], pi[5] + ibar[5]))
+
+
+@kernel(inline=True)
 def composite_inertias(model, work):
     """Fill work[:, CRBA_MASS:] with each body's composite (subtree) inertia, body coordinates."""
     nb = body_count(model)
@@ -63,11 +73,7 @@ def composite_inertias(model, work):
             m = work[i, CRBA_MASS]
             h, ibar = rigid_inertia_to_parent(load9(work, i, W_ROT), load3(work, i, W_POS),
                                               m, load3(work, i, CRBA_H), load6(work, i, CRBA_IBAR))
-            work[parent, CRBA_MASS] += m
-            store3(work, parent, CRBA_H, add(load3(work, parent, CRBA_H), h))
-            pi = load6(work, parent, CRBA_IBAR)
-            store6(work, parent, CRBA_IBAR, (pi[0] + ibar[0], pi[1] + ibar[1], pi[2] + ibar[2],
-                                             pi[3] + ibar[3], pi[4] + ibar[4], pi[5] + ibar[5]))
+            add_inertia(work, parent, m, h, ibar)
 
 
 @kernel(inline=True)
@@ -184,11 +190,7 @@ def reference_crba(model, q, work, forces, mass):
         parent = parent_of(model, i)
         if parent >= 0:
             work[parent, CRBA_COUNT] += work[i, CRBA_COUNT]
-            work[parent, CRBA_MASS] += m
-            store3(work, parent, CRBA_H, add(load3(work, parent, CRBA_H), h))
-            pi = load6(work, parent, CRBA_IBAR)
-            store6(work, parent, CRBA_IBAR, (pi[0] + ibar[0], pi[1] + ibar[1], pi[2] + ibar[2],
-                                             pi[3] + ibar[3], pi[4] + ibar[4], pi[5] + ibar[5]))
+            add_inertia(work, parent, m, h, ibar)
 
 
 @kernel(inline=True)

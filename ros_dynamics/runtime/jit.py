@@ -116,7 +116,6 @@ logger = logging.getLogger(__name__)
 PACKAGE_ROOT = Path(__file__).parent.parent
 # modules in the cache's digest besides those defining kernels: the compilers, the layouts
 COMPILING = ('runtime/jit.py', 'runtime/lanes.py', 'multibody/layouts.py')
-ENTRY_MODULES = entry_modules()   # kernels.rnea, ...: every module holding an entry point
 # a digest's directory without copy records (an older layout) is kept while written this recently
 KEEP_UNRECORDED_DAYS = 2.0
 KEEP_RECENT = 2   # unused digests' directories kept besides the current one, newest use first
@@ -456,8 +455,8 @@ def _announce_compile(dispatcher) -> None:
 
 
 def entry_points() -> list:
-    """Return every entry-point kernel, in ENTRY_MODULES order."""
-    return [dispatcher for name in ENTRY_MODULES for dispatcher in _entry_points_of(name)]
+    """Return every entry-point kernel, in entry_modules() order."""
+    return [dispatcher for name in entry_modules() for dispatcher in _entry_points_of(name)]
 
 
 def _entry_points_of(name: str) -> list:
@@ -487,10 +486,11 @@ def warm_cache(last_first: bool = True) -> None:
     The background warmer (_start_warming) goes last ones first; a process
     warming itself in the foreground should go first ones first, so that the
     two meet in the middle instead of compiling the same kernels. Logs one
-    line per module of ENTRY_MODULES at INFO (what ``make build`` shows while
+    line per module of entry_modules() at INFO (what ``make build`` shows while
     it compiles): the kernels compiled, the ones loaded, the seconds it took.
     """
-    names = list(reversed(ENTRY_MODULES) if last_first else ENTRY_MODULES)
+    names = list(entry_modules())
+    names = names[::-1] if last_first else names
     for k, name in enumerate(names, 1):
         group = _entry_points_of(name)
         missing = sum(CACHE_DIR is None or not _cached(d) for d in group)
