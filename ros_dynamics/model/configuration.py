@@ -18,7 +18,9 @@ SE(2) the same way. Plain numpy, one state at a time (the batched calls loop).
 import numpy as np
 from ros_dynamics.multibody.joints import FREE_FLYER, PLANAR, SPHERICAL
 from ros_dynamics.multibody.layouts import JOINT_NQ, JTYPE, QINDEX, VINDEX
-from scipy.spatial.transform import Rotation
+
+# scipy.spatial.transform.Rotation is imported by the functions using it: imported here it
+# cost every `import ros_dynamics` about 60 ms (scipy.spatial), fixed-base robots included.
 
 
 def _skew(w: np.ndarray) -> np.ndarray:
@@ -47,11 +49,13 @@ def _left_jacobian(w: np.ndarray, inverse: bool = False) -> np.ndarray:
 
 
 def _rotation(quaternion: np.ndarray) -> np.ndarray:
+    from scipy.spatial.transform import Rotation
     return Rotation.from_quat(quaternion).as_matrix()   # (x, y, z, w), normalised by scipy
 
 
 def difference(ints: np.ndarray, q0: np.ndarray, q1: np.ndarray, nv: int) -> np.ndarray:
     """Return v (nv,) with q0 (+) v = q1 (the inverse of manifold.integrate_into)."""
+    from scipy.spatial.transform import Rotation
     out = np.zeros(nv)
     for row in ints[ints[:, JOINT_NQ] > 0]:
         kind, i, k = row[JTYPE], row[QINDEX], row[VINDEX]

@@ -38,7 +38,9 @@ import math
 from typing import Optional
 
 import numpy as np
-from scipy.spatial.transform import Rotation
+
+# scipy.spatial.transform.Rotation is imported by the functions using it (as in
+# configuration.py): at the top it cost every `import ros_dynamics` about 60 ms.
 
 # (nq, nv) of each URDF joint type in MuJoCo's representation (planar: slide, slide, hinge)
 MUJOCO_SIZES = {'floating': (7, 6), 'spherical': (4, 3), 'planar': (3, 3)}
@@ -152,6 +154,7 @@ def random_configuration(robot, rng=None, count: Optional[int] = None) -> np.nda
     [-pi, pi); a ball joint's rotation uniform on SO(3). rng: None, a seed or
     a numpy Generator.
     """
+    from scipy.spatial.transform import Rotation
     if count is not None and (not isinstance(count, (int, np.integer)) or count < 0):
         raise ValueError(f'count: expected None or a non-negative integer, got {count!r}')
     rng = _rng(rng)
@@ -197,6 +200,7 @@ def to_mujoco(robot, q: np.ndarray, v: Optional[np.ndarray] = None) -> tuple:
     docstring for each joint type. A free joint's qvel = (R v_lin, omega),
     R the base rotation; a planar joint's (Rz(theta) (vx, vy), omega).
     """
+    from scipy.spatial.transform import Rotation
     types = robot.joint_types
     sizes = [MUJOCO_SIZES.get(kind, (1, 1)) for kind in types]
     qpos = np.empty((q.shape[0], sum(s[0] for s in sizes)))
@@ -246,6 +250,7 @@ def from_mujoco(robot, qpos: np.ndarray, qvel: Optional[np.ndarray] = None) -> t
 
     The inverse of ``to_mujoco``; quaternions are normalised.
     """
+    from scipy.spatial.transform import Rotation
     q = np.empty((qpos.shape[0], robot.nq))
     v = None if qvel is None else np.empty((qpos.shape[0], robot.nv))
     a = b = 0
@@ -287,6 +292,7 @@ def mixed_velocity(robot, q: np.ndarray, v: np.ndarray, inverse: bool = False) -
     root: (R v_lin, R omega) (Rz(theta) (vx, vy), omega); inverse=True maps a
     mixed velocity back to ours (R^T). Other robots: v unchanged.
     """
+    from scipy.spatial.transform import Rotation
     out = np.array(v, dtype=float)
     joint, kind = robot.joint_names[0], robot.joint_types[0]
     if kind not in ('floating', 'planar') or robot.q_slice(joint).start != 0:
