@@ -16,8 +16,10 @@ x 200 steps; floating-base single calls (solo12, when the base has them). Then s
 fresh processes: import, load the Panda, first result with the kernel cache warm; and the
 cold compile of every kernel (``warm_cache()`` on an empty cache) in CPU seconds.
 
-Rows: the median over rounds of each child's median CPU time per call (us), and the ratio
-this / base (above 1: slower). Benchmarks are not tests: nothing here asserts a time.
+Rows: the median over rounds of each child's median CPU time per call (us), the ratio
+this / base (above 1: slower) and the range of the rounds' own ratios. Children write and
+reuse bytecode (a cache per checkout), as an installed package does. Benchmarks are not
+tests: nothing here asserts a time.
 """
 
 import argparse
@@ -160,7 +162,8 @@ def base_checkout(revision: str) -> str:
 def child(checkout: str, code: str, args: list, cache: str) -> dict:
     """Run ``code`` in a fresh interpreter importing ``checkout``'s package; return its JSON."""
     env = dict(os.environ, PYTHONPATH=checkout, ROS_DYNAMICS_CACHE_DIR=cache,
-               ROS_DYNAMICS_PRECOMPILE='0')
+               ROS_DYNAMICS_PRECOMPILE='0', PYTHONPYCACHEPREFIX=os.path.join(cache, 'pycache'))
+    env.pop('PYTHONDONTWRITEBYTECODE', None)   # warm means bytecode cached too, as installed
     result = subprocess.run([sys.executable, '-c', code, *args], cwd=tempfile.gettempdir(),
                             env=env, capture_output=True, text=True, timeout=3600)
     if result.returncode:
@@ -199,13 +202,16 @@ def main() -> int:
     load = os.getloadavg()
     print(f'base {options.base} ({checkouts["base"]}) against this checkout; '
           f'{options.rounds} alternated rounds; load average at the end {load[0]:.2f}')
-    print('\n| what | base (us, CPU) | this (us, CPU) | this / base |\n|---|---|---|---|')
+    print('\n| what | base (us, CPU) | this (us, CPU) | this / base | rounds |'
+          '\n|---|---|---|---|---|')
     for key in samples['this']:
         if key not in samples['base']:
             continue
         old = statistics.median(samples['base'][key])
         new = statistics.median(samples['this'][key])
-        print(f'| {key} | {old:.3f} | {new:.3f} | {new / old:.3f} |')
+        rounds = [b / a for a, b in zip(samples['base'][key], samples['this'][key])]
+        print(f'| {key} | {old:.3f} | {new:.3f} | {new / old:.3f} | '
+              f'{min(rounds):.2f}-{max(rounds):.2f} |')
     return 0
 
 
