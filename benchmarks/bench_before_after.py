@@ -14,7 +14,8 @@ states: single calls (inverse dynamics, gravity, mass matrix, forward dynamics, 
 Panda, UR5 and Talos reduced; batches of 1000 states; 1000 simulator steps; a rollout of 64
 x 200 steps; floating-base single calls (solo12, when the base has them). Then start-up in
 fresh processes: import, load the Panda, first result with the kernel cache warm; and the
-cold compile of every kernel (``warm_cache()`` on an empty cache) in CPU seconds.
+cold compile on an empty cache, in CPU time: each of the base's entry points (with the
+kernels it calls), in the base's order, then this checkout's new ones ("every entry point").
 
 Rows: the median over rounds of each child's median CPU time per call (us), the ratio
 this / base (above 1: slower) and the range of the rounds' own ratios. Children write and
@@ -127,16 +128,28 @@ print(json.dumps({'start-up, warm cache: import + Panda + first result (wall)':
 """
 
 COLD = r"""
-import json, resource, sys
+import json, sys, time
 try:
     from ros_dynamics.runtime import jit
 except ImportError:
     from ros_dynamics import _jit as jit
-before = resource.getrusage(resource.RUSAGE_SELF)
-jit.warm_cache()
-after = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({'cold compile of every kernel (CPU)':
-                  (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e6}))
+entries = {entry.__name__: entry for entry in jit.entry_points()}
+if sys.argv[1] == 'list':
+    print(json.dumps(list(entries)))
+    sys.exit()
+common = sys.argv[1].split(',')   # the base's entry points, in the base's order
+out, shared, every = {}, 0.0, 0.0
+for name in common + [name for name in entries if name not in common]:
+    start = time.process_time()
+    jit.ensure_compiled(entries[name])
+    seconds = time.process_time() - start
+    every += seconds
+    if name in common:
+        shared += seconds
+        out[f'cold compile: {name} (CPU)'] = seconds * 1e6
+out["cold compile: the base's entry points (CPU)"] = shared * 1e6
+out['cold compile: every entry point (CPU)'] = every * 1e6
+print(json.dumps(out))
 """
 
 
@@ -195,10 +208,11 @@ def main() -> int:
                 add(name, child(path, CHILD, [robots, str(options.repeats)], caches[name]))
             if 'startup' not in options.skip:
                 add(name, child(path, STARTUP, [robots], caches[name]))
-    if 'cold' not in options.skip:
+    if 'cold' not in options.skip:   # the base's entry points first, in its order, then ours
+        common = ','.join(child(checkouts['base'], COLD, ['list'], caches['base']))
         for _ in range(2):
             for name, path in checkouts.items():
-                add(name, child(path, COLD, [], tempfile.mkdtemp(prefix='rd-cold-')))
+                add(name, child(path, COLD, [common], tempfile.mkdtemp(prefix='rd-cold-')))
     load = os.getloadavg()
     print(f'base {options.base} ({checkouts["base"]}) against this checkout; '
           f'{options.rounds} alternated rounds; load average at the end {load[0]:.2f}')

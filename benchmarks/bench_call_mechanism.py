@@ -41,9 +41,9 @@ from robot_data import example_robot_data_dir   # noqa: E402,I100
 from ros_dynamics import RobotModel   # noqa: E402
 from ros_dynamics.kernels.rnea import inverse_dynamics_batch   # noqa: E402
 from ros_dynamics.kernels.rnea import inverse_dynamics_entry   # noqa: E402
-from ros_dynamics.multibody.joints import read_only   # noqa: E402
 from ros_dynamics.multibody.layouts import NCOL   # noqa: E402
 from ros_dynamics.runtime.jit import ensure_compiled   # noqa: E402
+from ros_dynamics.runtime.views import read_only   # noqa: E402
 
 POINTER = types.CPointer(types.float64)
 # (model, rows, count, n, q, qd, qdd, fext, tau): a batch of ``count`` states by address

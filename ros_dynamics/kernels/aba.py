@@ -55,6 +55,7 @@ from ros_dynamics.multibody.spatial import (add, articulated_times, articulated_
                                             rigid_inertia_times, scale, skew, store3, store9, sub)
 from ros_dynamics.runtime.jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
 from ros_dynamics.runtime.lanes import diverge, select_le
+from ros_dynamics.runtime.views import borrowed
 
 
 @kernel
@@ -505,6 +506,7 @@ def forward_dynamics_batch(model, q, qd, tau, fext, qdd):
 
     Return 0, or -(k + 1) for the first singular body k met (serial, as RNEA's batch).
     """
+    model, q, qd, tau, fext, qdd = borrowed((model, q, qd, tau, fext, qdd))
     work = np.empty((body_count(model), NABA))
     shared = fext.shape[0] == 1
     for s in range(q.shape[0]):
@@ -521,6 +523,7 @@ def forward_dynamics_dense_batch(model, q, qd, tau, fext, qdd):
 
     Return 0, or -(k + 1) for the first coordinate k whose pivot vanishes.
     """
+    model, q, qd, tau, fext, qdd = borrowed((model, q, qd, tau, fext, qdd))
     work, mass = new_workspace(model)
     shared = fext.shape[0] == 1
     for s in range(q.shape[0]):
@@ -539,6 +542,7 @@ def solve_mass_rows(model, mass, rows, factor, out):
     ``factor`` (n, n) is overwritten. Return -1, or the coordinate whose pivot
     vanishes (M singular, as forward_dynamics_dense).
     """
+    model, mass, rows, factor, out = borrowed((model, mass, rows, factor, out))
     for i in range(mass.shape[0]):   # the lower triangle (a slice copy compiles 3 s longer)
         for j in range(i + 1):
             factor[i, j] = mass[i, j]

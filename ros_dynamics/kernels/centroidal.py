@@ -30,6 +30,7 @@ from ros_dynamics.multibody.layouts import (CRBA_H, CRBA_IBAR, CRBA_MASS, MIMIC_
 from ros_dynamics.multibody.spatial import (add, cross, cross_force, load3, load6, load9, mat_vec,
                                             rigid_inertia_times, scale, sub)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, OUT2, state_entry, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 
 @kernel
@@ -60,6 +61,7 @@ def centroidal_momentum_matrix(model, q, out, com):
 
     Rows: linear momentum, angular momentum about the centre of mass, world axes.
     """
+    model, q, out, com = borrowed((model, q, out, com))
     if bad_positions(model, q) or out.shape[1] != nv_of(model):
         return 1
     nb = body_count(model)
@@ -105,6 +107,7 @@ def centroidal_momentum_bias(model, q, qd, out):
     The sum over the bodies of I_i a_i + v_i x* I_i v_i (the forward pass at
     qdd = 0 without gravity), moved to world axes at the centre of mass.
     """
+    model, q, qd, out = borrowed((model, q, qd, out))
     if bad_positions(model, q) or bad_state(model, qd):
         return 1
     nb = body_count(model)

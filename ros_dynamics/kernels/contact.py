@@ -39,7 +39,8 @@ from ros_dynamics.multibody.joints import (bad_positions, bad_state, body_count,
 from ros_dynamics.multibody.layouts import (CT_BODY, CT_POINT, CT_SIZE, NCONTACT, NKINEMATICS,
                                             NPOSE, POSE_P, POSE_R)
 from ros_dynamics.multibody.spatial import add, cross, load3, load9, mat_vec, sub
-from ros_dynamics.runtime.jit import kernel, read_only, state_entry
+from ros_dynamics.runtime.jit import kernel, state_entry
+from ros_dynamics.runtime.views import read_only
 
 RANK_TOLERANCE = 1e-10  # forward.RANK_TOLERANCE: G's smallest pivot^2 relative to its largest
 

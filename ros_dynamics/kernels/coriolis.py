@@ -32,11 +32,13 @@ from ros_dynamics.multibody.spatial import (add, cross_force, cross_motion, dot,
                                             load9, motion_to_parent, rigid_inertia_times,
                                             rigid_inertia_to_parent, scale, store3, store6, sub)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT2, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 
 @kernel(signatures=[STATUS(IN2, IN1, IN1, OUT2)])
 def coriolis_matrix(model, q, qd, out):
     """Write C(q, qd) into out (nv, nv); return 0, or 1 if q or qd is bad (wrong size, NaN)."""
+    model, q, qd, out = borrowed((model, q, qd, out))
     if bad_positions(model, q) or bad_state(model, qd):
         return 1
     nb = body_count(model)

@@ -43,6 +43,7 @@ from ros_dynamics.multibody.spatial import (add, dot, force_to_parent, load3, lo
                                             rigid_inertia_times, rigid_inertia_to_parent, store3,
                                             store6, store9)
 from ros_dynamics.runtime.jit import IN2, kernel, OUT3, state_entry, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 IDENTITY = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 ZERO3 = (0.0, 0.0, 0.0)
@@ -251,6 +252,7 @@ def mass_matrix_entry(model, rows, n, q, b, c, extra, mass):
 @kernel(signatures=[STATUS(IN2, IN2, OUT3)])
 def mass_matrix_batch(model, q, mass):
     """Write H[N, nv, nv] for the N validated rows of q; return 0 (serial, as RNEA's batch)."""
+    model, q, mass = borrowed((model, q, mass))
     work = np.empty((body_count(model), NCRBA))
     if subtrees_contiguous(model):
         forces = np.empty((6, nv_of(model)))

@@ -21,17 +21,20 @@ from ros_dynamics.multibody.layouts import NKINEMATICS, NPOSE, POSE_P, POSE_R, W
 from ros_dynamics.multibody.spatial import (add, dot, load3, load9, mat_vec, rigid_inertia_times,
                                             scale)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel
+from ros_dynamics.runtime.views import borrowed
 
 
 @kernel(signatures=[types.float64(IN2, IN1, IN1)])
 def kinetic_energy(model, q, qd):
     """Return T(q, qd) in J for validated q, qd."""
+    model, q, qd = borrowed((model, q, qd))
     return kinetic_energy_of(model, q, qd, np.empty((body_count(model), NKINEMATICS)))
 
 
 @kernel(signatures=[types.float64(IN2, IN1)])
 def potential_energy(model, q):
     """Return V(q) in J for a validated q."""
+    model, q = borrowed((model, q))
     nb = body_count(model)
     return potential_energy_of(model, q, np.empty((nb, NKINEMATICS)), np.empty((nb, NPOSE)))
 

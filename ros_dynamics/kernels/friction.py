@@ -30,6 +30,7 @@ from ros_dynamics.multibody.joints import (bad_state, body_count, model_at, one_
 from ros_dynamics.multibody.layouts import (COL_COULOMB, COL_OFFSET, COL_SIGMOID, COL_SIGMOID_REST,
                                             COL_VISCOUS, H_FRICTION_VELOCITY)
 from ros_dynamics.runtime.jit import IN2, kernel, OUT2, state_entry, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 
 @kernel
@@ -73,6 +74,7 @@ def friction_into(model, qd, tau):
 @kernel(signatures=[STATUS(IN2, IN2, OUT2)])
 def friction_torques_batch(model, qd, tau):
     """Write tau_f[N, nv] for the N validated rows of qd; return 0."""
+    model, qd, tau = borrowed((model, qd, tau))
     for s in range(qd.shape[0]):
         tau[s, :] = 0.0
         friction_into(model, qd[s], tau[s])

@@ -56,7 +56,8 @@ from ros_dynamics.multibody.layouts import (C_COUNT, C_DENSE, C_DT, C_ENERGY, C_
                                             NCLOSURE_HEADER, NCONTROL, NKINEMATICS, NPARAMS, NPOSE,
                                             NSPATIAL, NWRENCH, OFFSET, Q_INDEX, SIGMOID,
                                             STOP_DAMPING, STOP_STIFFNESS, UPPER, WRENCH_FORCE)
-from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, read_only, state_entry, STATUS
+from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, state_entry, STATUS
+from ros_dynamics.runtime.views import read_only
 
 # the parameter rows (PARAMS_LAYOUT), the wrench rows (WRENCH_LAYOUT) and the control array
 # (CONTROL_LAYOUT) are declared in layouts.py

@@ -21,7 +21,8 @@ from ros_dynamics.multibody.joints import (bad_positions, bad_state, body_count,
 from ros_dynamics.multibody.layouts import (LINK_BODY, MIMIC_GAIN, NKINEMATICS, NPOSE, POSE_P,
                                             POSE_R, W_ACC_V, W_ACC_W, W_VEL_V, W_VEL_W)
 from ros_dynamics.multibody.spatial import add, cross, load3, load9, mat_mat, mat_vec, sub
-from ros_dynamics.runtime.jit import kernel, read_only, state_entry
+from ros_dynamics.runtime.jit import kernel, state_entry
+from ros_dynamics.runtime.views import read_only
 
 
 @kernel

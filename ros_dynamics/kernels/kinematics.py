@@ -22,6 +22,7 @@ from ros_dynamics.multibody.spatial import (add, cross, cross_motion, load3, loa
                                             mat_t_vec, mat_vec, motion_to_child, store3, store9)
 from ros_dynamics.runtime.batches import as_array
 from ros_dynamics.runtime.jit import IN2, kernel, OUT3, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 # the workspace: one row per body, KINEMATICS_LAYOUT (W_*, NKINEMATICS) in layouts.py
 
@@ -154,6 +155,7 @@ def body_forces_batch(model, q, wrenches, fext):
     expressed in body axes); several wrenches on a body add up. Serial, like
     the other batch kernels; return 0.
     """
+    model, q, wrenches, fext = borrowed((model, q, wrenches, fext))
     nb = body_count(model)
     work = np.empty((nb, NKINEMATICS))
     poses = np.empty((nb, NPOSE))

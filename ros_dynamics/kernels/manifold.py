@@ -42,6 +42,7 @@ from ros_dynamics.multibody.joints import (body_count, FREE_FLYER, nq_of, nv_of,
                                            velocity_index)
 from ros_dynamics.multibody.layouts import COL_JOINT_NQ, COL_JTYPE
 from ros_dynamics.runtime.jit import IN2, kernel, OUT2, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 SMALL_ANGLE = 1e-4   # rad: below it the series of the exp's coefficients
 
@@ -237,6 +238,7 @@ def integrate_batch(model, q, v, out):
     Return 0; 1 if an entry of q or v is not finite or a quaternion or
     planar (cos, sin) of q is zero (the rows from there on are not written).
     """
+    model, q, v, out = borrowed((model, q, v, out))
     nq, nv = nq_of(model), nv_of(model)
     for s in range(q.shape[0]):
         for k in range(nq):

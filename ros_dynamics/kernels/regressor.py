@@ -39,6 +39,7 @@ from ros_dynamics.multibody.layouts import (FIRST_MOMENT, IBAR, MASS, NKINEMATIC
                                             W_VEL_W)
 from ros_dynamics.multibody.spatial import add, cross, force_to_parent, load3, load9, store3
 from ros_dynamics.runtime.jit import IN2, kernel, OUT3, state_entry, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 PARAMETERS_PER_BODY = 10
 # names of the ten parameters of a body, in column order
@@ -118,6 +119,7 @@ def regressor_batch(model, q, qd, qdd, out):
     Serial: RobotModel runs blocks of rows in parallel threads (the kernel
     releases the GIL).
     """
+    model, q, qd, qdd, out = borrowed((model, q, qd, qdd, out))
     work = np.empty((body_count(model), NKINEMATICS))
     forces = np.empty((PARAMETERS_PER_BODY, 6))
     for s in range(q.shape[0]):

@@ -30,6 +30,7 @@ from ros_dynamics.multibody.layouts import (NKINEMATICS, SP_ANGULAR, SP_LINEAR, 
 from ros_dynamics.multibody.spatial import (add, cross_force, force_to_parent, load3, load9,
                                             rigid_inertia_times, store3, sub)
 from ros_dynamics.runtime.jit import IN2, IN3, kernel, OUT2, state_entry, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 
 @kernel
@@ -106,6 +107,7 @@ def inverse_dynamics_batch(model, q, qd, qdd, fext, tau):
     every state. Serial: RobotModel runs blocks of rows in parallel threads
     (the kernel releases the GIL).
     """
+    model, q, qd, qdd, fext, tau = borrowed((model, q, qd, qdd, fext, tau))
     work = np.empty((body_count(model), NKINEMATICS))
     shared = fext.shape[0] == 1
     for s in range(q.shape[0]):

@@ -34,8 +34,9 @@ from ros_dynamics.multibody.layouts import (C_DT, C_KINETIC_SCALE, C_LIMITS, C_R
                                             C_TIME, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT, NABA, NCONTROL,
                                             NLANE_ROWS, NLANE_STATES, NPARAMS, Q_INDEX, R_EFFORT,
                                             R_Q, R_QD, R_STAGE_Q, R_STAGE_QD)
-from ros_dynamics.runtime.jit import IN1, IN2, IN3, kernel, OUT1, OUT3, read_only, STATUS
+from ros_dynamics.runtime.jit import IN1, IN2, IN3, kernel, OUT1, OUT3, STATUS
 from ros_dynamics.runtime.lanes import LANES
+from ros_dynamics.runtime.views import read_only
 
 
 @kernel

@@ -30,8 +30,9 @@ from ros_dynamics.kernels.integrators import (DONE, euler_state, joint_torques_i
 from ros_dynamics.multibody.layouts import (L_K1, L_K2, L_K3, L_K4, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT,
                                             L_QDS, L_QS, L_TAU, R_EFFORT, R_QDD, R_STAGE_Q,
                                             R_STAGE_QD, R_TAU)
-from ros_dynamics.runtime.jit import kernel, read_only
+from ros_dynamics.runtime.jit import kernel
 from ros_dynamics.runtime.lanes import as_lanes, LANES
+from ros_dynamics.runtime.views import read_only
 
 
 @kernel

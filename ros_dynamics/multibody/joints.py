@@ -55,7 +55,8 @@ from ros_dynamics.multibody.layouts import (ALIGN_TREE_P, ALIGN_TREE_R, AXIS, CO
                                             TREE_P, TREE_R, VINDEX)
 from ros_dynamics.multibody.spatial import (add, axis_rotation, dot, load3, load9, mat_mat,
                                             mat_vec, scale)
-from ros_dynamics.runtime.jit import kernel, read_only
+from ros_dynamics.runtime.jit import kernel
+from ros_dynamics.runtime.views import read_only
 
 # joint types (the ``jcalc`` functions below are the only code that reads them, but for
 # ABA's joint-aligned fast path for one-dof joints)

@@ -64,8 +64,6 @@ import llvmlite.binding
 import numba
 from numba import types
 from numba.core.caching import UserProvidedCacheLocator
-from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic
 import numpy as np
 
 # argument types of the entry points (called from Python): inputs read-only
@@ -115,7 +113,7 @@ logger = logging.getLogger(__name__)
 
 PACKAGE_ROOT = Path(__file__).parent.parent
 # modules in the cache's digest besides those defining kernels: the compilers, the layouts
-COMPILING = ('runtime/jit.py', 'runtime/lanes.py', 'multibody/layouts.py')
+COMPILING = ('runtime/jit.py', 'runtime/lanes.py', 'runtime/views.py', 'multibody/layouts.py')
 # a digest's directory without copy records (an older layout) is kept while written this recently
 KEEP_UNRECORDED_DAYS = 2.0
 KEEP_RECENT = 2   # unused digests' directories kept besides the current one, newest use first
@@ -336,21 +334,6 @@ def _cached_compile(decorator: Callable, python_function: Callable, *args, **opt
         return decorator(*args, cache=False, **options)(python_function)
     finally:
         numba.config.CACHE_DIR, numba.config.CACHE_LOCATOR_CLASSES = saved
-
-
-@intrinsic
-def read_only(typingctx, array):
-    """
-    View ``array`` as read-only (compiled code only; the same data, no copy).
-
-    A state entry's inputs come from ``numba.carray`` (writable types); as
-    read-only arrays they have the entry points' IN types, so the kernels they
-    call reuse the specialisations the batch kernels compile instead of
-    compiling a second, writable one.
-    """
-    def codegen(context, builder, signature, arguments):
-        return impl_ret_borrowed(context, builder, signature.return_type, arguments[0])
-    return array.copy(readonly=True)(array), codegen
 
 
 class StateEntry:

@@ -7,7 +7,7 @@ Lanes: the kernels over LANES states at once, in the CPU's vector registers.
 A batch of simulations shares the model, so one pass of a kernel can carry
 several states, one per lane of a SIMD register (4 float64 in AVX2's ymm).
 LLVM does not find this by itself in numba's scalar code, so this module
-gives numba two types, built with its extension API (as ``_jit.read_only``):
+gives numba two types, built with its extension API (as ``runtime.views``):
 
 - ``Lanes``: LANES float64 values in one LLVM vector. +, -, *, / (also with
   a plain float on either side), unary -, math.sin, math.cos and math.sqrt act lane by
