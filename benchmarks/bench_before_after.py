@@ -129,10 +129,10 @@ print(json.dumps({'start-up, warm cache: import + Panda + first result (wall)':
 
 COLD = r"""
 import json, sys, time
-try:
-    from ros_dynamics.runtime import jit
-except ImportError:
+try:   # the base's first: its package extends its path to an installed ros_dynamics/runtime
     from ros_dynamics import _jit as jit
+except ImportError:
+    from ros_dynamics.runtime import jit
 entries = {entry.__name__: entry for entry in jit.entry_points()}
 if sys.argv[1] == 'list':
     print(json.dumps(list(entries)))
