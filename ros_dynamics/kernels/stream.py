@@ -56,7 +56,7 @@ GENERAL = 2   # not the usual message: take the Python path (nothing it would no
 WHOLE = 0              # every field fits: the layout is filled
 NOT_LITTLE_ENDIAN = 1  # shorter than a stamp and three counts, or another encapsulation header
 ENDS_EARLY = 2         # the message ends inside a count or a string's length
-BAD_NAME = 3           # a name of length 0, past the end, or not NUL-terminated
+BAD_NAME = 3           # a name of length 0, past the end, not NUL-terminated or with a NUL inside
 SHORT_SEQUENCE = 4     # the doubles a count announces run past the end
 
 HEADER = 4            # bytes of the encapsulation header before the CDR body
@@ -151,6 +151,9 @@ def joint_state_layout(message, layout, spans):
         length = uint32_at(message, offset)   # with the NUL
         if length == 0 or offset + 4 + length > body or message[HEADER + offset + 3 + length]:
             return BAD_NAME
+        for b in range(HEADER + offset + 4, HEADER + offset + 3 + length):
+            if message[b] == 0:   # a NUL inside: no serialiser writes one (rclpy's end there)
+                return BAD_NAME
         if i < spans.shape[0]:
             spans[i, 0] = offset + 4
             spans[i, 1] = length - 1
