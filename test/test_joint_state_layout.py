@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 
 """
-The stream's one reader of JointState bytes (kernels/stream.py ``joint_state_layout``), fuzzed.
+The one walk of the stream's JointState bytes (kernels/stream.py ``walk``), fuzzed.
 
 Both callers take the same truncated and corrupted messages: the bytes reader
 (nodes/cdr.py ``JointStateView.decode``) and the compiled step

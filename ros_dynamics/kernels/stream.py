@@ -4,14 +4,15 @@
 """
 The 1 kHz stream's JointState bytes: their one reader, and the gravity command in one call.
 
-``joint_state_layout`` is the only code that walks a serialised
-``sensor_msgs/JointState``: it finds where the stamp, the names and the
-position, velocity and effort sequences lie (multibody/layouts.py
-``JOINT_STATE_LAYOUT``) and checks that every count and string fits. Both
-readers of the stream's bytes call it: the compiled step ``gravity_command``
-below, and the Python decoder (nodes/cdr.py ``JointStateView``), which
-decodes the names in Python only when their bytes change. rclpy's
-deserialiser stays the fallback for other encodings (docs/architecture.md).
+``walk`` is the only code that walks a serialised ``sensor_msgs/JointState``:
+it finds where the stamp, the names and the position, velocity and effort
+sequences lie (multibody/layouts.py ``JOINT_STATE_LAYOUT``) and checks that
+every count and string fits. Both readers of the stream's bytes go through
+it: the compiled step ``gravity_command`` below (comparing the armed names
+as it walks them), and the Python decoder (nodes/cdr.py ``JointStateView``,
+through the entry point ``joint_state_layout``), which decodes the names in
+Python only when their bytes change. rclpy's deserialiser stays the fallback
+for other encodings (docs/architecture.md).
 
 The XCDR1 layout (OMG DDS-XTypes 1.3, sec. 7.4.3.5; offsets counted from the
 end of the 4-byte encapsulation header ``00 01 00 00``, little endian):
@@ -41,10 +42,7 @@ from numba import types
 import numpy as np
 
 from ros_dynamics.kernels.rnea import gravity_torques
-from ros_dynamics.multibody.layouts import (JS_EFFORT, JS_EFFORTS, JS_NAME_COUNT, JS_NAMES,
-                                            JS_NAMES_END, JS_NANOSEC, JS_POSITION,
-                                            JS_POSITIONS, JS_SEC, JS_VELOCITIES, JS_VELOCITY,
-                                            NJOINT_STATE)
+from ros_dynamics.multibody.layouts import NJOINT_STATE
 from ros_dynamics.runtime.jit import IN2, kernel, OUT1, OUT2, STATUS
 
 # what gravity_command asks of the Python caller
@@ -58,6 +56,7 @@ NOT_LITTLE_ENDIAN = 1  # shorter than a stamp and three counts, or another encap
 ENDS_EARLY = 2         # the message ends inside a count or a string's length
 BAD_NAME = 3           # a name of length 0, past the end, not NUL-terminated or with a NUL inside
 SHORT_SEQUENCE = 4     # the doubles a count announces run past the end
+OTHER_NAMES = 5        # not the names the caller expects (gravity_command's armed names)
 
 HEADER = 4            # bytes of the encapsulation header before the CDR body
 COMMAND_DOUBLES = 20  # offset of the doubles in a Float64MultiArray of empty layout (cdr.py)
@@ -71,12 +70,20 @@ INDEX = types.Array(types.int64, 1, 'C', readonly=True)
 CURSOR = types.Array(types.int64, 1, 'C')
 SPANS = types.Array(types.int64, 2, 'C')
 COMMAND = types.ByteArray(types.uint8, 1, 'C')              # cdr.Float64ArrayWriter's buffer
+NO_NAMES = np.zeros(0, np.uint8)   # walk's names when any names will do
 
 
 @kernel
 def aligned(offset, size):
     """Return ``offset`` rounded up to a multiple of ``size`` (CDR body offsets)."""
     return (offset + size - 1) // size * size
+
+
+@kernel
+def uint32_of(block):
+    """Return the little-endian uint32 at the start of ``block`` (a names block's count)."""
+    return (np.int64(block[0]) | (np.int64(block[1]) << 8) | (np.int64(block[2]) << 16)
+            | (np.int64(block[3]) << 24))
 
 
 @kernel
@@ -97,25 +104,104 @@ def float64_at(message, offset, scratch):
 
 
 @kernel
-def sequence_at(message, offset, layout, first):
+def sequence_at(message, offset):
     """
-    Read the float64 sequence whose count is at ``offset``; return the offset after it.
+    Return (first, count, end) of the float64 sequence whose count is at body ``offset``.
 
-    Writes the body offset of its first double to ``layout[first]`` and its
-    count to ``layout[first + 1]``. Returns -ENDS_EARLY when the message
-    ends inside the count, -SHORT_SEQUENCE when it ends inside the doubles.
+    first: the body offset of its first double; end: the offset after it, or
+    -ENDS_EARLY when the message ends inside the count (first and count 0
+    then), -SHORT_SEQUENCE when it ends inside the doubles.
     """
+    body = len(message) - HEADER
     offset = aligned(offset, 4)
-    if offset + 4 > len(message) - HEADER:
-        return -ENDS_EARLY
+    if offset + 4 > body:
+        return 0, 0, -ENDS_EARLY
     count = uint32_at(message, offset)
-    offset += 4
+    first = offset + 4
     if count:
-        offset = aligned(offset, 8)
-    layout[first] = offset
-    layout[first + 1] = count
-    end = offset + 8 * count
-    return end if end <= len(message) - HEADER else -SHORT_SEQUENCE
+        first = aligned(first, 8)
+    end = first + 8 * count
+    return first, count, (end if end <= body else -SHORT_SEQUENCE)
+
+
+@kernel
+def walk(message, spans, names):
+    """
+    Walk the serialised JointState ``message``: return its status and where its fields lie.
+
+    Returns (status, then JOINT_STATE_LAYOUT's fields in order: sec,
+    nanosec, names, names_end, name_count, position, positions, velocity,
+    velocities, effort, efforts), all int64; the fields are complete when
+    status is WHOLE, 0 where the walk did not get. The rules are XCDR1's
+    (module docstring); the frame_id's bytes are not read.
+
+    names: empty, or the names block (count, then each string's length and
+    bytes, 4-aligned) the message must carry, padding aside (CDR leaves the
+    padding bytes undefined and rclpy's differ from message to message): the
+    walk then compares each count, length and string as it reads them and
+    returns OTHER_NAMES at the first difference, and ``spans`` is not
+    written. Without names, spans (k, 2) receives for each of the first k
+    names the body offset of its first byte and its length without the NUL,
+    and a NUL inside a name is BAD_NAME (the armed block compared against
+    holds none: the reader without names accepted it first).
+    """
+    body = len(message) - HEADER
+    if body < 20 or message[0] != 0 or message[1] != 1 or message[2] != 0 or message[3] != 0:
+        return (NOT_LITTLE_ENDIAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    sec = uint32_at(message, 0)
+    if sec >= 2 ** 31:   # int32
+        sec -= 2 ** 32
+    nanosec = uint32_at(message, 4)
+    start = aligned(12 + uint32_at(message, 8), 4)   # after the frame_id
+    if start + 4 > body:
+        return (ENDS_EARLY, sec, nanosec, start, 0, 0, 0, 0, 0, 0, 0, 0)
+    count = uint32_at(message, start)
+    status = WHOLE
+    compare = names.shape[0] > 0
+    if compare:   # the count's bytes
+        if names.shape[0] < 4 or uint32_at(message, start) != uint32_of(names):
+            status = OTHER_NAMES
+    offset = start + 4
+    for i in range(count if status == WHOLE else 0):
+        offset = aligned(offset, 4)
+        if offset + 4 > body:
+            status = ENDS_EARLY
+            break
+        length = uint32_at(message, offset)   # with the NUL
+        if length == 0 or offset + 4 + length > body or message[HEADER + offset + 3 + length]:
+            status = BAD_NAME
+            break
+        if compare:   # the length, the string and its NUL
+            if offset - start + 4 + length > names.shape[0]:
+                status = OTHER_NAMES
+                break
+            for b in range(offset, offset + 4 + length):
+                if message[HEADER + b] != names[b - start]:
+                    status = OTHER_NAMES
+                    break
+        else:
+            for b in range(HEADER + offset + 4, HEADER + offset + 3 + length):
+                if message[b] == 0:   # a NUL inside: no serialiser writes one (rclpy's end there)
+                    status = BAD_NAME
+                    break
+            if i < spans.shape[0]:
+                spans[i, 0] = offset + 4
+                spans[i, 1] = length - 1
+        if status != WHOLE:
+            break
+        offset += 4 + length
+    if status == WHOLE and compare and offset - start != names.shape[0]:
+        status = OTHER_NAMES
+    if status != WHOLE:
+        return (status, sec, nanosec, start, 0, count, 0, 0, 0, 0, 0, 0)
+    position, positions, end = sequence_at(message, offset)
+    velocity = velocities = effort = efforts = 0
+    if end >= 0:
+        velocity, velocities, end = sequence_at(message, end)
+    if end >= 0:
+        effort, efforts, end = sequence_at(message, end)
+    return (-end if end < 0 else WHOLE, sec, nanosec, start, offset, count, position, positions,
+            velocity, velocities, effort, efforts)
 
 
 @kernel(signatures=[STATUS(MESSAGE, CURSOR, SPANS)])
@@ -123,73 +209,18 @@ def joint_state_layout(message, layout, spans):
     """
     Find the fields of the serialised JointState ``message``; return WHOLE or what is wrong.
 
-    layout (NJOINT_STATE,) int64: receives the stamp and the body offsets and
-    counts of the names and the three sequences (multibody/layouts.py
-    ``JOINT_STATE_LAYOUT``; filled as far as the walk got, complete when WHOLE).
-    spans (k, 2) int64: receives, for each of the first k names, the body
-    offset of its first byte and its length in bytes without the NUL (k may
-    be 0; names past the k-th are checked all the same). The rules are XCDR1's
-    (module docstring); the frame_id's bytes are not read.
+    The reader for Python callers (nodes/cdr.py ``JointStateView``): ``walk``
+    without names. layout (NJOINT_STATE,) int64 receives the stamp and the
+    body offsets and counts of the names and the three sequences
+    (multibody/layouts.py ``JOINT_STATE_LAYOUT``; complete when WHOLE). spans
+    (k, 2) int64 receives, for each of the first k names, the body offset of
+    its first byte and its length in bytes without the NUL (k may be 0;
+    names past the k-th are checked all the same).
     """
-    body = len(message) - HEADER
-    if body < 20 or message[0] != 0 or message[1] != 1 or message[2] != 0 or message[3] != 0:
-        return NOT_LITTLE_ENDIAN
-    sec = uint32_at(message, 0)
-    layout[JS_SEC] = sec - 2 ** 32 if sec >= 2 ** 31 else sec   # int32
-    layout[JS_NANOSEC] = uint32_at(message, 4)
-    start = aligned(12 + uint32_at(message, 8), 4)   # after the frame_id
-    layout[JS_NAMES] = start
-    if start + 4 > body:
-        return ENDS_EARLY
-    count = uint32_at(message, start)
-    layout[JS_NAME_COUNT] = count
-    offset = start + 4
-    for i in range(count):
-        offset = aligned(offset, 4)
-        if offset + 4 > body:
-            return ENDS_EARLY
-        length = uint32_at(message, offset)   # with the NUL
-        if length == 0 or offset + 4 + length > body or message[HEADER + offset + 3 + length]:
-            return BAD_NAME
-        for b in range(HEADER + offset + 4, HEADER + offset + 3 + length):
-            if message[b] == 0:   # a NUL inside: no serialiser writes one (rclpy's end there)
-                return BAD_NAME
-        if i < spans.shape[0]:
-            spans[i, 0] = offset + 4
-            spans[i, 1] = length - 1
-        offset += 4 + length
-    layout[JS_NAMES_END] = offset
-    for k in range(3):   # position, velocity, effort: each an offset and a count
-        offset = sequence_at(message, offset, layout, JS_POSITION + 2 * k)
-        if offset < 0:
-            return -offset
-    return WHOLE
-
-
-@kernel
-def same_names(message, layout, spans, names):
-    """
-    Return True if the message's names (``layout``, ``spans``) are those of ``names``.
-
-    names: a names block as a message carried them (its count, then each
-    string's length and bytes, 4-aligned), starting like the message's at
-    a multiple of 4, so both put their padding at the same places. The
-    padding bytes between strings are not compared: CDR leaves them
-    undefined, and serialisers leave what the buffer held (rclpy's differ
-    from message to message).
-    """
-    start = layout[JS_NAMES]
-    if layout[JS_NAMES_END] - start != names.shape[0]:
-        return False
-    at = HEADER + start
-    for b in range(4):   # the count
-        if message[at + b] != names[b]:
-            return False
-    for i in range(layout[JS_NAME_COUNT]):   # each length, string and NUL, in order
-        for b in range(spans[i, 0] - 4, spans[i, 0] + spans[i, 1] + 1):
-            if message[HEADER + b] != names[b - start]:
-                return False
-    return True
+    fields = walk(message, spans, NO_NAMES)
+    for k in range(NJOINT_STATE):
+        layout[k] = fields[k + 1]
+    return fields[0]
 
 
 @kernel
@@ -225,20 +256,16 @@ def gravity_command(model, message, now, timeout, names, index, covers, required
     Return PUBLISH, STALE or GENERAL (module docstring).
     """
     n = index.shape[0]
-    layout = np.empty(NJOINT_STATE, np.int64)
-    spans = np.empty((n, 2), np.int64)
-    if joint_state_layout(message, layout, spans) != WHOLE:
+    (status, sec, nanosec, _, _, count, position, positions, velocity, velocities, effort,
+     efforts) = walk(message, np.empty((0, 2), np.int64), names)
+    if status != WHOLE or count != n:
         return GENERAL
-    stamp = (layout[JS_SEC] * 1_000_000_000 + layout[JS_NANOSEC]) * 1e-9
+    stamp = (sec * 1_000_000_000 + nanosec) * 1e-9
     seconds = now * 1e-9
     if stamp < 0.0 or (stamp > 0.0 and seconds - stamp > timeout):
         return GENERAL   # a stale stamp: the Python path counts it and keeps its offset
-    if layout[JS_NAME_COUNT] != n or not same_names(message, layout, spans, names):
-        return GENERAL
     scratch = np.empty(1)
-    position, velocity, effort = layout[JS_POSITION], layout[JS_VELOCITY], layout[JS_EFFORT]
-    velocities, efforts = layout[JS_VELOCITIES], layout[JS_EFFORTS]
-    if layout[JS_POSITIONS] != n or not all_finite(message, position, n, scratch):
+    if positions != n or not all_finite(message, position, n, scratch):
         return GENERAL
     if velocities == n and not all_finite(message, velocity, n, scratch):
         return GENERAL

@@ -51,10 +51,11 @@ class JointStateView:
     same tuple object as long as the names do not change, so a caller can key
     an index map on it), and position, velocity and effort as read-only
     float64 views into ``data`` of shape (len(names),) or (0,) when absent.
-    Where each field lies is found by the stream's one compiled reader
-    (kernels/stream.py ``joint_state_layout``, which the compiled stream
-    calls too); the names are decoded here only when their bytes differ from
-    the previous message's. Raises ValueError for bytes that are not a
+    Where each field lies is found by the stream's one compiled walk of the
+    layout (kernels/stream.py ``walk``, through its entry point
+    ``joint_state_layout``; the compiled stream walks with it too); the
+    names are decoded here only when their bytes differ from the previous
+    message's. Raises ValueError for bytes that are not a
     little-endian JointState.
     """
 
