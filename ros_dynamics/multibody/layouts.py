@@ -343,11 +343,28 @@ LANE_ROW_LAYOUT = Layout("a lane group's rows, first axis of (NLANE_ROWS, LANES,
                              Field('QDD', 1, 'accelerations'),
                          ], 'NLANE_ROWS')
 
+# --- the 1 kHz stream's serialised JointState (kernels/stream.py joint_state_layout) ---
+JOINT_STATE_LAYOUT = Layout('where the fields of a serialised JointState lie (int64; offsets in '
+                            'bytes from the end of the 4-byte encapsulation header)', 'JS_', [
+                                Field('SEC', 1, 'header.stamp.sec (s, int32)'),
+                                Field('NANOSEC', 1, 'header.stamp.nanosec (ns, uint32)'),
+                                Field('NAMES', 1, "offset of the name list's uint32 count"),
+                                Field('NAMES_END', 1, 'offset after the last name'),
+                                Field('NAME_COUNT', 1, 'number of names'),
+                                Field('POSITION', 1, 'offset of the first position double'),
+                                Field('POSITIONS', 1, 'number of positions'),
+                                Field('VELOCITY', 1, 'offset of the first velocity double'),
+                                Field('VELOCITIES', 1, 'number of velocities'),
+                                Field('EFFORT', 1, 'offset of the first effort double'),
+                                Field('EFFORTS', 1, 'number of efforts'),
+                            ], 'NJOINT_STATE')
+
 LAYOUTS = (INTS_LAYOUT, REALS_LAYOUT, ACTUATOR_LAYOUT, ALIGNED_LAYOUT, MODEL_LAYOUT,
            HEADER_LAYOUT, SPATIAL_LAYOUT, POSE_LAYOUT, LINK_LAYOUT, KINEMATICS_LAYOUT, ABA_LAYOUT,
            CRBA_LAYOUT, CORIOLIS_LAYOUT, CORIOLIS_COLUMN_LAYOUT,
            WRENCH_LAYOUT, PARAMS_LAYOUT, CONTROL_LAYOUT, CLOSURE_HEADER_LAYOUT, CLOSURE_LAYOUT,
-           GROUND_LAYOUT, POINT_LAYOUT, CONTACT_LAYOUT, LANE_STATE_LAYOUT, LANE_ROW_LAYOUT)
+           GROUND_LAYOUT, POINT_LAYOUT, CONTACT_LAYOUT, LANE_STATE_LAYOUT, LANE_ROW_LAYOUT,
+           JOINT_STATE_LAYOUT)
 
 
 def wrench_row(body: int, offset: np.ndarray, wrench: np.ndarray) -> np.ndarray:

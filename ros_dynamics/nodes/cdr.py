@@ -24,18 +24,22 @@ from typing import Callable, Optional, Tuple
 
 import numpy as np
 from rclpy.serialization import deserialize_message, serialize_message
+from ros_dynamics.kernels.stream import (BAD_NAME, ENDS_EARLY, joint_state_layout,
+                                         NOT_LITTLE_ENDIAN, SHORT_SEQUENCE, WHOLE)
+from ros_dynamics.multibody.layouts import NJOINT_STATE
+from ros_dynamics.runtime.jit import ensure_compiled
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 _HEADER_LE = b'\x00\x01\x00\x00'
 LITTLE_ENDIAN_CDR = _HEADER_LE[:2]   # the encapsulation identifier that JointStateView reads
-_U32 = struct.Struct('<I')
-_STAMP = struct.Struct('<iI')
-
-
-def _align(offset: int, size: int) -> int:
-    """Return ``offset`` rounded up to a multiple of ``size`` (offsets after the header)."""
-    return (offset + size - 1) // size * size
+_SPANS = 64   # names whose spans JointStateView reads in one call (grows when a message has more)
+_PROBLEMS = {
+    NOT_LITTLE_ENDIAN: 'joint_states: not a little-endian CDR JointState',
+    ENDS_EARLY: 'joint_states: malformed message (it ends inside a count or a length)',
+    BAD_NAME: 'joint_states: malformed name string',
+    SHORT_SEQUENCE: 'joint_states: message shorter than its sequences',
+}
 
 
 class JointStateView:
@@ -46,15 +50,22 @@ class JointStateView:
     the header stamp in integer nanoseconds, the joint names as a tuple (the
     same tuple object as long as the names do not change, so a caller can key
     an index map on it), and position, velocity and effort as read-only
-    float64 views into ``data`` of shape (len(names),) or (0,) when absent. Names are parsed
-    only when their bytes differ from the previous message's.
-    Raises ValueError for bytes that are not a little-endian JointState.
+    float64 views into ``data`` of shape (len(names),) or (0,) when absent.
+    Where each field lies is found by the stream's one compiled walk of the
+    layout (kernels/stream.py ``walk``, through its entry point
+    ``joint_state_layout``; the compiled stream walks with it too); the
+    names are decoded here only when their bytes differ from the previous
+    message's. Raises ValueError for bytes that are not a
+    little-endian JointState.
     """
 
     def __init__(self) -> None:
-        """Start with no cached names."""
+        """Start with no cached names; compile (or load) the reader."""
+        ensure_compiled(joint_state_layout)
         self._names_bytes = b''
         self._names: tuple = ()
+        self._layout = np.zeros(NJOINT_STATE, np.int64)
+        self._spans = np.zeros((_SPANS, 2), np.int64)
 
     @property
     def names_bytes(self) -> bytes:
@@ -63,56 +74,35 @@ class JointStateView:
 
     def decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray, np.ndarray]:
         """Return (stamp_ns, names, position (n,), velocity, effort (n,) or (0,)) of a message."""
-        if len(data) < 24 or data[:4] != _HEADER_LE:
-            raise ValueError('joint_states: not a little-endian CDR JointState')
+        if type(data) is not bytes:   # the reader's argument type (a bytearray, a memoryview)
+            data = bytes(data)
+        layout = self._layout
+        status = joint_state_layout(data, layout, self._spans)
+        if status != WHOLE:
+            raise ValueError(_PROBLEMS[status])
+        (sec, nanosec, start, end, count, position, positions, velocity, velocities, effort,
+         efforts) = layout.tolist()
+        names = data[4 + start:4 + end]
+        if names != self._names_bytes:   # new names, or the same with other padding bytes
+            decoded = self._decode_names(data, count)
+            if decoded != self._names:   # the same tuple object while the names do not change
+                self._names = decoded
+            self._names_bytes = names
+        return (sec * 1_000_000_000 + nanosec, self._names,
+                np.frombuffer(data, '<f8', positions, 4 + position),
+                np.frombuffer(data, '<f8', velocities, 4 + velocity),
+                np.frombuffer(data, '<f8', efforts, 4 + effort))
+
+    def _decode_names(self, data: bytes, count: int) -> tuple:
+        """Return the ``count`` names of ``data`` (UTF-8) at the spans the reader found."""
+        if count > self._spans.shape[0]:   # more names than ever: a bigger array, read again
+            self._spans = np.zeros((count, 2), np.int64)
+            joint_state_layout(data, self._layout, self._spans)
         try:
-            return self._decode(data)
-        except (struct.error, UnicodeDecodeError, IndexError) as error:
+            return tuple(data[4 + first:4 + first + length].decode('utf-8')
+                         for first, length in self._spans[:count].tolist())
+        except UnicodeDecodeError as error:
             raise ValueError(f'joint_states: malformed message ({error})') from None
-
-    def _decode(self, data: bytes) -> Tuple[int, tuple, np.ndarray, np.ndarray, np.ndarray]:
-        body = memoryview(data)[4:]
-        sec, nanosec = _STAMP.unpack_from(body, 0)
-        frame_length = _U32.unpack_from(body, 8)[0]
-        start = _align(12 + frame_length, 4)
-        cached = self._names_bytes
-        if cached and body[start:start + len(cached)] == cached:
-            offset = start + len(cached)   # the block holds its lengths: same bytes, same names
-        else:   # new names, or the same names with other padding bytes (CDR leaves them open)
-            names, offset = self._parse_names(body, start)
-            if names != self._names:
-                self._names = names
-            self._names_bytes = bytes(body[start:offset])
-        position, offset = self._doubles(body, offset)
-        velocity, offset = self._doubles(body, offset)
-        effort, _ = self._doubles(body, offset)
-        return sec * 1_000_000_000 + nanosec, self._names, position, velocity, effort
-
-    @staticmethod
-    def _parse_names(body: memoryview, start: int) -> Tuple[tuple, int]:
-        """Return the names of the sequence at ``start`` and the offset after it."""
-        count = _U32.unpack_from(body, start)[0]
-        names, offset = [], start + 4
-        for _ in range(count):
-            offset = _align(offset, 4)
-            length = _U32.unpack_from(body, offset)[0]
-            if length == 0 or offset + 4 + length > len(body) or body[offset + 3 + length] != 0:
-                raise ValueError('joint_states: malformed name string')
-            names.append(bytes(body[offset + 4:offset + 3 + length]).decode('utf-8'))
-            offset += 4 + length
-        return tuple(names), offset
-
-    @staticmethod
-    def _doubles(body: memoryview, offset: int) -> Tuple[np.ndarray, int]:
-        offset = _align(offset, 4)
-        count = _U32.unpack_from(body, offset)[0]
-        offset += 4
-        if count:
-            offset = _align(offset, 8)
-        end = offset + 8 * count
-        if end > len(body):
-            raise ValueError('joint_states: message shorter than its sequences')
-        return np.frombuffer(body, '<f8', count, offset), end
 
 
 def _float64_array_prefix(count: int) -> bytes:
