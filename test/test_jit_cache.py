@@ -27,7 +27,7 @@ def test_warm_cache_fills_every_entry_point(tmp_path):
              'print(sum(not _jit._cached(d) for d in _jit.entry_points()))\n')
     missing = subprocess.run([sys.executable, '-c', check], env=env, capture_output=True,
                              text=True, check=True).stdout.strip()
-    assert int(missing) == len(_jit.entry_points()) == 42        # cold: none cached
+    assert int(missing) == len(_jit.entry_points()) == 43        # cold: none cached
     warm = 'from ros_dynamics.runtime import jit; jit.warm_cache()'
     subprocess.run([sys.executable, '-c', warm], env=env, check=True, timeout=600)
     missing = subprocess.run([sys.executable, '-c', check], env=env, capture_output=True,
