@@ -27,7 +27,8 @@ runs them one at a time; ``rollout_lanes_batch``, for models solved by ABA
 import numpy as np
 from ros_dynamics.kernels.ground import ground_checked_step, ground_of
 from ros_dynamics.kernels.integrators import (accepted_step, block_parts, checked_step, DONE,
-                                              has_input, total_energy, zero_body_forces)
+                                              has_input, Step, step_of, total_energy,
+                                              zero_body_forces)
 from ros_dynamics.kernels.rollout_lanes import group_advance
 from ros_dynamics.multibody.joints import body_count
 from ros_dynamics.multibody.layouts import (C_DT, C_KINETIC_SCALE, C_LIMITS, C_REFERENCE, C_RK4,
@@ -103,7 +104,6 @@ def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref
     batch, nq = q0.shape
     n = qd0.shape[1]
     steps = q_out.shape[1] - 1
-    limits = template[C_LIMITS] != 0.0
     first = DONE
     effort = np.empty(n)
     for b in range(batch):
@@ -116,20 +116,21 @@ def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref
             parts = ground_of(block, model, n)
             parts[2][:, :] = 0.0   # the impulses: no warm start, as Simulator.reset
         q, qd = q0[b].copy(), qd0[b].copy()
-        start_rollout(model, q, qd, control, rows, limits, workspace, q_out, qd_out, outcome, b)
+        start_rollout(model, q, qd, control, step_of(control, read_only(effort), rows, wrenches,
+                                                     workspace), q_out, qd_out, outcome, b)
         ff = feedforward[0 if feedforward.shape[0] == 1 else b]
         qr = q_ref[0 if q_ref.shape[0] == 1 else b]
         qdr = qd_ref[0 if qd_ref.shape[0] == 1 else b]
         for k in range(steps):   # simulation_steps' step, the block's parts taken once
             effort_into(ff[k], limit, gains, qr[k], qdr[k], q, qd, rows[Q_INDEX], effort)
             applied = read_only(effort)
+            step = step_of(control, applied, rows, wrenches, workspace)
             if ground is None:
-                status = checked_step(model, q, qd, applied, has_input(applied, wrenches),
-                                      control, rows, wrenches, workspace, q_next, qd_next, None)
+                status = checked_step(model, q, qd, step, has_input(applied, wrenches), control,
+                                      q_next, qd_next, None)
             else:
-                status = ground_checked_step(model, q, qd, applied, has_input(applied, wrenches),
-                                             control, rows, wrenches, workspace, q_next, qd_next,
-                                             ground_of(block, model, n))
+                status = ground_checked_step(model, q, qd, step, has_input(applied, wrenches),
+                                             control, q_next, qd_next, ground_of(block, model, n))
             record_step(q_out, qd_out, outcome, b, k, status, q, qd)
             if status != DONE:
                 if first == DONE:
@@ -139,20 +140,27 @@ def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref
 
 
 @kernel
-def start_rollout(model, q, qd, control, params, limits, workspace, q_out, qd_out, outcome, b):
+def start_rollout(model, q, qd, control, step, q_out, qd_out, outcome, b):
     """
     Start rollout b at (q, qd): its energy reference and time, as Simulator.reset takes them.
 
     control[C_REFERENCE], [C_KINETIC_SCALE] = the total and kinetic energy
-    (integrators.total_energy), C_TIME = 0; q_out[b, 0], qd_out[b, 0] the
-    state and outcome[b] = steps (ran through, until record_step says otherwise).
+    (integrators.total_energy with the rollout's Step record: its parameter
+    rows and workspace), C_TIME = 0; q_out[b, 0], qd_out[b, 0] the state and
+    outcome[b] = steps (ran through, until record_step says otherwise).
     """
-    control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, params,
-                                                                  limits, workspace)
+    control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, step)
     control[C_TIME] = 0.0
     q_out[b, 0] = q
     qd_out[b, 0] = qd
     outcome[b] = q_out.shape[1] - 1
+
+
+@kernel
+def lane_step(rows, lane_params, wrenches, limits, workspace, j):
+    """Return lane j's integrators.Step record: its effort row and parameter rows (ABA's)."""
+    return Step(read_only(rows[R_EFFORT, j]), read_only(lane_params[j]), wrenches, limits, False,
+                workspace)
 
 
 @kernel
@@ -227,7 +235,8 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
         lane_params[j] = params[b]
         rows[R_Q, j], rows[R_QD, j] = q0[b], qd0[b]
         start_rollout(model, rows[R_Q, j], rows[R_QD, j], controls[j],
-                      read_only(lane_params[j]), limits, workspace, q_out, qd_out, outcome, b)
+                      lane_step(rows, lane_params, wrenches, limits, workspace, j),
+                      q_out, qd_out, outcome, b)
     running = count
     for k in range(steps):
         for j in range(LANES):
@@ -250,9 +259,9 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
                 q_next, qd_next = rows[R_STAGE_Q, j], rows[R_STAGE_QD, j]
                 for i in range(n):
                     q_next[i], qd_next[i] = lanes[L_Q_NEXT, i, j], lanes[L_QD_NEXT, i, j]
-                result = accepted_step(model, rows[R_Q, j], rows[R_QD, j], forced[j],
-                                       controls[j], read_only(lane_params[j]), limits,
-                                       workspace, q_next, qd_next)
+                result = accepted_step(model, rows[R_Q, j], rows[R_QD, j],
+                                       lane_step(rows, lane_params, wrenches, limits, workspace,
+                                                 j), forced[j], controls[j], q_next, qd_next)
             record_step(q_out, qd_out, outcome, b, k, result, rows[R_Q, j], rows[R_QD, j])
             if result != DONE:
                 refusal[j] = result
