@@ -205,21 +205,22 @@ def gauss_seidel(delassus, free, header, impulses):
 
 
 @kernel
-def ground_advance(model, q, qd, step, dt, q_next, qd_next, ground):
+def ground_advance(model, q, qd, effort, params, wrenches, limits, dt, workspace, q_next,
+                   qd_next, ground):
     """
     Write the state one time step after (q, qd) into (q_next, qd_next); return a status.
 
     The module doc's step, semi-implicit (v+ first, then q+ = q (+) dt v+);
-    ``step``: the integrators.Step record of the block (effort, rows,
-    workspace); ``ground``: ground_parts' views. Return DONE; NON_FINITE; or
-    -(k + 1) when the mass matrix's pivot k vanishes.
+    ``ground``: ground_parts' views. Return DONE; NON_FINITE; or -(k + 1)
+    when the mass matrix's pivot k vanishes. Positional arguments, not the
+    integrators.Step record: a call copies a record's arrays (reference counts).
     """
-    work, mass, fext, kinematic_work, poses, tau, bias, transport = step.workspace[:8]
+    work, mass, fext, kinematic_work, poses, tau, bias, transport = workspace[:8]
     header, points, impulses, forces, gaps, lower, jac, y, delassus, free, jac6 = ground
     n, m = qd.shape[0], jac.shape[0]
-    joint_torques_into(q, qd, step.effort, step.params, step.limits, tau)
-    if step.wrenches.shape[0] > 0:
-        body_forces_into(model, q, step.wrenches, kinematic_work, poses, fext)
+    joint_torques_into(q, qd, effort, params, limits, tau)
+    if wrenches.shape[0] > 0:
+        body_forces_into(model, q, wrenches, kinematic_work, poses, fext)
     rnea_into(model, q, qd, None, fext, work, bias)
     world_poses(model, work, poses)
     crba_into(model, q, work, lower)
@@ -274,10 +275,11 @@ def ground_advance(model, q, qd, step, dt, q_next, qd_next, ground):
     return DONE if finite_state(q_next, qd_next) else NON_FINITE
 
 
-@kernel
+@kernel(inline=True)   # takes the Step record: a call would copy its arrays
 def ground_checked_step(model, q, qd, step, forced, control, q_next, qd_next, ground):
     """Advance (q, qd) in place by one ground-contact step, with integrators.accepted_step."""
-    status = ground_advance(model, q, qd, step, control[C_DT], q_next, qd_next, ground)
+    status = ground_advance(model, q, qd, step.effort, step.params, step.wrenches, step.limits,
+                            control[C_DT], step.workspace, q_next, qd_next, ground)
     if status != DONE:
         return status
     return accepted_step(model, q, qd, step, forced, control, q_next, qd_next)

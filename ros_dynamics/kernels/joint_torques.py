@@ -54,31 +54,34 @@ def joint_torques_into(q, qd, effort, params, limits, tau):
             value -= sigmoid_friction(params[SIGMOID, k], params[SIGMOID + 1, k],
                                       params[SIGMOID + 2, k], qd[k])
         if limits and plain:
-            value = with_stop(value, q[k], qd[k], params, k)
+            value = with_stop(value, q[k], qd[k], params[LOWER, k], params[UPPER, k],
+                              params[STOP_STIFFNESS, k], params[STOP_DAMPING, k])
         tau[k] = value
     if limits and not plain:
         add_stop_torques(q, qd, params, tau)
 
 
-@kernel(inline=True)   # per coordinate, in both loops
-def with_stop(value, position, rate, params, k):
+@kernel
+def with_stop(value, position, rate, lower, upper, stiffness, damping):
     """
-    Return the torque ``value`` of coordinate k plus its limit stop's at (position, rate).
+    Return the torque ``value`` plus a limit stop's at (position, rate) (N m or N).
 
-    A stop is a one-sided spring k_stop p on the penetration p past a limit
-    (rad or m) with a damper c_stop qd acting only on motion into the stop
-    (never pulling toward it); nothing inside the limits.
+    A stop is a one-sided spring k_stop p (``stiffness``) on the penetration
+    p past ``lower`` or ``upper`` (rad or m) with a damper c_stop qd
+    (``damping``) acting only on motion into the stop (never pulling toward
+    it); nothing inside the limits. Scalars only: an array argument would
+    cost a reference count per call (per coordinate).
     """
-    over = position - params[UPPER, k]
-    under = params[LOWER, k] - position
+    over = position - upper
+    under = lower - position
     if over > 0.0:
-        value -= params[STOP_STIFFNESS, k] * over
+        value -= stiffness * over
         if rate > 0.0:
-            value -= params[STOP_DAMPING, k] * rate
+            value -= damping * rate
     elif under > 0.0:
-        value += params[STOP_STIFFNESS, k] * under
+        value += stiffness * under
         if rate < 0.0:
-            value -= params[STOP_DAMPING, k] * rate
+            value -= damping * rate
     return value
 
 
@@ -92,7 +95,9 @@ def add_stop_torques(q, qd, params, tau):
     """
     for k in range(qd.shape[0]):
         if params[Q_INDEX, k] >= 0.0:
-            tau[k] = with_stop(tau[k], q[int(params[Q_INDEX, k])], qd[k], params, k)
+            tau[k] = with_stop(tau[k], q[int(params[Q_INDEX, k])], qd[k], params[LOWER, k],
+                               params[UPPER, k], params[STOP_STIFFNESS, k],
+                               params[STOP_DAMPING, k])
 
 
 @kernel
