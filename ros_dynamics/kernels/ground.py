@@ -53,7 +53,7 @@ start, then scratch.
 import math
 
 from numba import carray, types
-from ros_dynamics.kernels.aba import cholesky_factor
+from ros_dynamics.kernels.cholesky import cholesky_factor
 from ros_dynamics.kernels.contact import back_substitute, forward_substitute
 from ros_dynamics.kernels.crba import crba_into
 from ros_dynamics.kernels.integrators import (accepted_step, block_parts, block_size,

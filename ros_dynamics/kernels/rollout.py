@@ -24,6 +24,8 @@ runs them one at a time; ``rollout_lanes_batch``, for models solved by ABA
 (``rollout_group``, rollouts/lanes.py), with the same states.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from ros_dynamics.kernels.ground import ground_checked_step, ground_of
 from ros_dynamics.kernels.integrators import (accepted_step, block_parts, checked_step, DONE,
@@ -39,7 +41,13 @@ from ros_dynamics.runtime.jit import IN1, IN2, IN3, kernel, OUT1, OUT3, read_onl
 from ros_dynamics.runtime.lanes import LANES
 
 
-@kernel
+# rollout_batch's arguments after the initial states, as one named record for the compiled
+# functions below the entry points (numba passes it as a tuple; taken once per batch or group)
+Rollouts = namedtuple('Rollouts', ['feedforward', 'params', 'limit', 'gains', 'q_ref', 'qd_ref',
+                                   'template', 'q_out', 'qd_out', 'outcome'])
+
+
+@kernel(inline=True)   # per step: a call would count references of its 9 arrays
 def effort_into(feedforward, limit, gains, q_ref, qd_ref, q, qd, qindex, effort):
     """
     Write the saturated effort (nv,) of one step: tau_ff + K (q_ref - q) + D (qd_ref - qd).
@@ -80,8 +88,8 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     which it was refused (its states from k + 1 on are NaN). Return 0, or
     the first refused rollout's status (integrators.simulation_steps).
     """
-    return rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
-                       q_out, qd_out, outcome, None)
+    return rollouts_of(model, q0, qd0, Rollouts(feedforward, params, limit, gains, q_ref, qd_ref,
+                                                template, q_out, qd_out, outcome), None)
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN3, IN3, IN1, IN3, IN3, IN3, IN1, OUT3, OUT3, OUT1)])
@@ -93,20 +101,23 @@ def ground_rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_re
     Each rollout steps by contacts/ground_kernel.ground_checked_step (the
     Simulator's step with a Ground), from zero impulses (no warm start).
     """
-    return rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
-                       q_out, qd_out, outcome, 1.0)
+    return rollouts_of(model, q0, qd0, Rollouts(feedforward, params, limit, gains, q_ref, qd_ref,
+                                                template, q_out, qd_out, outcome), 1.0)
 
 
 @kernel
-def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template, q_out,
-                qd_out, outcome, ground):
-    """Run rollout_batch (``ground`` None) or ground_rollout_batch (``ground`` not None)."""
-    batch, nq = q0.shape
-    n = qd0.shape[1]
+def rollouts_of(model, q0, qd0, batch, ground):
+    """
+    Run rollout_batch (``ground`` None) or ground_rollout_batch (``ground`` not None).
+
+    ``batch``: the Rollouts record of the entry point's arguments.
+    """
+    feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out, outcome = batch
+    nq, n = q0.shape[1], qd0.shape[1]
     steps = q_out.shape[1] - 1
     first = DONE
     effort = np.empty(n)
-    for b in range(batch):
+    for b in range(q0.shape[0]):
         block = template.copy()
         block[NCONTROL:NCONTROL + NPARAMS * n] = params[b].ravel()
         control, rows, wrenches, workspace, q_next, qd_next = block_parts(block, nq, n,
@@ -156,14 +167,14 @@ def start_rollout(model, q, qd, control, step, q_out, qd_out, outcome, b):
     outcome[b] = q_out.shape[1] - 1
 
 
-@kernel
+@kernel(inline=True)   # returns a record of 20 arrays
 def lane_step(rows, lane_params, wrenches, limits, workspace, j):
     """Return lane j's integrators.Step record: its effort row and parameter rows (ABA's)."""
     return Step(read_only(rows[R_EFFORT, j]), read_only(lane_params[j]), wrenches, limits, False,
                 workspace)
 
 
-@kernel
+@kernel(inline=True)   # per step: a call would count references of its 5 arrays
 def record_step(q_out, qd_out, outcome, b, k, status, q, qd):
     """
     Write rollout b's state (q, qd) after step k, or its refusal of step k (status != DONE).
@@ -193,26 +204,28 @@ def rollout_lanes_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref
     each compiles only where it is used (on a cold cache 60 s of CPU for this
     one, 41 s for rollout_batch).
     """
+    rollouts = Rollouts(feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out,
+                        outcome)
     batch = q0.shape[0]
     first = DONE
     for start in range(0, batch, LANES):
-        status = rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref,
-                               template, q_out, qd_out, outcome, start, min(LANES, batch - start))
+        status = rollout_group(model, q0, qd0, rollouts, start, min(LANES, batch - start))
         if first == DONE:
             first = status
     return first
 
 
 @kernel
-def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
-                  q_out, qd_out, outcome, start, count):
+def rollout_group(model, q0, qd0, rollouts, start, count):
     """
     Roll out rows start .. start + count - 1 (count <= LANES) of rollouts.kernels.rollout_batch.
 
-    Its arguments and results for those rows, the group's forward dynamics
-    in vector lanes (rollouts/lanes.py); lanes past ``count`` repeat the last
-    row and are not written. Return 0 or the first refused row's status.
+    Its arguments (the Rollouts record ``rollouts``) and results for those
+    rows, the group's forward dynamics in vector lanes (rollouts/lanes.py);
+    lanes past ``count`` repeat the last row and are not written. Return 0
+    or the first refused row's status.
     """
+    feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out, outcome = rollouts
     n = q0.shape[1]
     steps = q_out.shape[1] - 1
     dt, rk4, limits = template[C_DT], template[C_RK4] != 0.0, template[C_LIMITS] != 0.0
