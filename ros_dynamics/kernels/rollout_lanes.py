@@ -35,7 +35,7 @@ from ros_dynamics.runtime.jit import kernel, read_only
 from ros_dynamics.runtime.lanes import as_lanes, LANES
 
 
-@kernel
+@kernel(inline=True)   # per stage: a call would count references of its arrays
 def group_accelerations(model, q, qd, params, limits, lane_tau, lane_work, rows, workspace, qdd,
                         singular):
     """
@@ -70,7 +70,7 @@ def group_accelerations(model, q, qd, params, limits, lane_tau, lane_work, rows,
             qdd[i, j] = rows[R_QDD, j, i]
 
 
-@kernel
+@kernel(inline=True)   # per stage: a call would count references of its arrays
 def group_advance(model, params, dt, rk4, limits, lanes, lane_work, rows, workspace, singular,
                   status):
     """
