@@ -37,8 +37,9 @@ from robot_data import example_urdf  # noqa: E402
 from ros_dynamics import RobotModel  # noqa: E402,I100
 from ros_dynamics.kernels.aba import aba_into, dense_into  # noqa: E402
 from ros_dynamics.kernels.integrators import (block_parts, body_forces_into, DONE,  # noqa: E402
-                                              finite_state, joint_torques_into, NON_FINITE,
-                                              velocity_stage, zero_body_forces)
+                                              finite_state, NON_FINITE, velocity_stage,
+                                              zero_body_forces)
+from ros_dynamics.kernels.joint_torques import joint_torques_into  # noqa: E402
 from ros_dynamics.kernels.loop_closures import kkt_acceleration_into  # noqa: E402
 from ros_dynamics.kernels.manifold import add_bracket, integrate_into  # noqa: E402
 from ros_dynamics.runtime.jit import read_only  # noqa: E402

@@ -5,7 +5,7 @@
 A numpy twin of the simulator's torque and energy law, the test oracle of the compiled one.
 
 The simulator computes its joint torques, limit stops and energy in one
-place, compiled (integrators.joint_torques_into, add_stop_torques,
+place, compiled (kernels/joint_torques.py: joint_torques_into, add_stop_torques,
 energy_terms: the steps, the rollouts and ``Simulator.joint_torques``,
 ``limit_torques``, ``energy`` all call them). This module writes the same
 law out again with numpy, from the documented parameters only (the URDF's

@@ -9,8 +9,10 @@ import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.description.payload import with_body_inertia
 from ros_dynamics.description.urdf import parse_urdf_string
-from ros_dynamics.multibody.joints import aligned_columns, axis_alignment, INERTIA_COLUMNS
-from ros_dynamics.multibody.layouts import ALIGN_FIRST_MOMENT, ALIGN_R, NCOL
+from ros_dynamics.kernels import aba
+from ros_dynamics.multibody.joints import (aligned_columns, axis_alignment, INERTIA_COLUMNS,
+                                           one_dof_joints)
+from ros_dynamics.multibody.layouts import ALIGN_FIRST_MOMENT, ALIGN_R, NABA, NCOL
 
 
 @pytest.mark.parametrize('axis', [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1),
@@ -102,3 +104,28 @@ def test_one_body_inertia_update_equals_the_packed_columns(axis):
         expected = aligned_columns(model[:1], alignment[None], np.eye(3)[None])[0, 12:21]
         assert np.array_equal(model[0, INERTIA_COLUMNS], inertia)
         assert np.array_equal(model[0, ALIGN_FIRST_MOMENT:ALIGN_FIRST_MOMENT + 9], expected)
+
+
+def test_one_dof_passes_give_the_general_passes_result_bit_for_bit():
+    """aba_into's one_dof_ passes (pack-time flag) = the general passes, on a one-dof tree."""
+    rng = np.random.default_rng(5)
+    urdf = tree_urdf(rng)
+    robot = RobotModel.from_urdf_string(urdf)
+    model = robot.packed
+    assert one_dof_joints.py_func(model)
+    floating = RobotModel.from_urdf_string(urdf, root_joint='floating')
+    assert not one_dof_joints.py_func(floating.packed)   # a free-flyer: the general passes
+    nb = model.shape[0] - 1
+    for forces in (rng.uniform(-2.0, 2.0, (nb, 6)), np.zeros((nb, 6))):
+        q, qd, tau = (rng.uniform(-1.0, 1.0, robot.dof) for _ in range(3))
+        results = []
+        for passes in ((aba.one_dof_velocities, aba.one_dof_articulated,
+                        aba.one_dof_accelerations),
+                       (aba.aba_velocities, aba.aba_articulated, aba.aba_accelerations)):
+            work, qdd = np.full((nb, NABA), np.nan), np.full(robot.dof, np.nan)
+            passes[0](model, q, qd, forces, work)
+            assert passes[1](model, tau, work) == -1
+            passes[2](model, work, qdd)
+            results.append(qdd)
+        assert np.array_equal(results[0], results[1]) and np.all(np.isfinite(results[0]))
+    assert np.allclose(results[0], dense_forward_dynamics(robot, q, qd, tau), rtol=0, atol=1e-10)

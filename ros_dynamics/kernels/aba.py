@@ -32,12 +32,14 @@ joints).
 
 import numpy as np
 
+from ros_dynamics.kernels.cholesky import cholesky_factor, cholesky_solve, cholesky_substitute
 from ros_dynamics.kernels.crba import crba_into
 from ros_dynamics.kernels.rnea import rnea_into
 from ros_dynamics.multibody.joints import (aligned_angular, aligned_transform, armature_of,
                                            body_count, gravity_of, joint_motion_after, joint_nv,
-                                           joint_rate, joint_velocity, nv_of, one_state, parent_of,
-                                           subspace_column, velocity_index)
+                                           joint_rate, joint_velocity, nv_of, one_dof_joints,
+                                           one_state, parent_of, subspace_column,
+                                           velocity_index)
 from ros_dynamics.multibody.layouts import (ABA_BIAS_V, ABA_BIAS_W, ABA_D, ABA_IA_A, ABA_IA_B,
                                             ABA_IA_C, ABA_MULTI_DINV, ABA_MULTI_SMALL_U,
                                             ABA_MULTI_U, ABA_PA_F, ABA_PA_N, ABA_POS, ABA_ROT,
@@ -79,57 +81,91 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
     is e_z (revolute: angular; prismatic: linear), so U_i = IA_i S_i is a
     column of IA_i, D_i an element and S_i^T pA_i a component (Featherstone
     2008, sec. 4.4); the joint accelerations do not depend on the body frames.
+    A model of one-dof joints only (joints.one_dof_joints) takes the one_dof_
+    passes: a call that takes an array, even one never made, costs each
+    pass atomic reference counts of its arrays (measured +10 % on UR5).
     """
+    if one_dof_joints(model):   # pack-time flag: passes with no call that takes an array
+        one_dof_velocities(model, q, qd, fext, work)
+        singular = one_dof_articulated(model, tau, work)
+        if singular < 0:
+            one_dof_accelerations(model, work, qdd)
+        return singular
     aba_velocities(model, q, qd, fext, work)
     singular = aba_articulated(model, tau, work)
-    if singular >= 0:
-        return singular
-    aba_accelerations(model, work, qdd)
-    return -1
+    if singular < 0:
+        aba_accelerations(model, work, qdd)
+    return singular
 
 
 @kernel
 def aba_velocities(model, q, qd, fext, work):
     """ABA pass 1 into ``work``: X_i, v_i, c_i, IA_i = I_i and pA_i, aligned body frames."""
-    zero = (0.0, 0.0, 0.0)
     for i in range(body_count(model)):
-        parent = parent_of(model, i)
         if joint_nv(model, i) == 1:
-            revolute = aligned_angular(model, i)
-            rot, r = aligned_transform(model, i, q)
-            store9(work, i, ABA_ROT, rot)
-            store3(work, i, ABA_POS, r)
-            vw, vv = zero, zero
-            if parent >= 0:
-                vw, vv = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
-                                         load3(work, parent, ABA_VEL_V))
-            rate = joint_rate(model, i, qd)
-            if revolute:   # S qd = (rate e_z, 0): c = v x S qd
-                vw = (vw[0], vw[1], vw[2] + rate)
-                cw, cv = (vw[1] * rate, -vw[0] * rate, 0.0), (vv[1] * rate, -vv[0] * rate, 0.0)
-            else:          # S qd = (0, rate e_z)
-                vv = (vv[0], vv[1], vv[2] + rate)
-                cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
-            store3(work, i, ABA_BIAS_W, cw)
-            store3(work, i, ABA_BIAS_V, cv)
+            vw, vv = aligned_velocity(model, q, qd, work, i)
         else:
-            vw, vv = multi_dof_velocity(model, q, qd, work, i, parent)
-        m = model[i, MASS]
-        h = load3(model, i, ALIGN_FIRST_MOMENT)
-        ibar = load6(model, i, ALIGN_IBAR)
-        iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
-        pn, pf = cross_force(vw, vv, iw, iv)
-        store3(work, i, ABA_VEL_W, vw)
-        store3(work, i, ABA_VEL_V, vv)
-        store9(work, i, ABA_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
-                                   ibar[4], ibar[5], ibar[2]))
-        store9(work, i, ABA_IA_B, skew(h))
-        store9(work, i, ABA_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
-        if fext is not None:
-            en, ef = aligned_body_force(model, fext, i)
-            pn, pf = sub(pn, en), sub(pf, ef)
-        store3(work, i, ABA_PA_N, pn)
-        store3(work, i, ABA_PA_F, pf)
+            vw, vv = multi_dof_velocity(model, q, qd, work, i, parent_of(model, i))
+        start_articulated(model, fext, work, i, vw, vv)
+
+
+@kernel
+def one_dof_velocities(model, q, qd, fext, work):
+    """aba_velocities for a model of one-dof joints only (aba_into)."""
+    for i in range(body_count(model)):
+        vw, vv = aligned_velocity(model, q, qd, work, i)
+        start_articulated(model, fext, work, i, vw, vv)
+
+
+@kernel(inline=True)   # in both versions of pass 1
+def aligned_velocity(model, q, qd, work, i):
+    """
+    Write X_i and c_i of body i's one-dof joint into ``work``; return v_i (aligned frame).
+
+    S_i qd_i is (rate e_z, 0) for a revolute joint, (0, rate e_z) for a
+    prismatic one, and c_i = v_i x S_i qd_i.
+    """
+    zero = (0.0, 0.0, 0.0)
+    parent = parent_of(model, i)
+    revolute = aligned_angular(model, i)
+    rot, r = aligned_transform(model, i, q)
+    store9(work, i, ABA_ROT, rot)
+    store3(work, i, ABA_POS, r)
+    vw, vv = zero, zero
+    if parent >= 0:
+        vw, vv = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
+                                 load3(work, parent, ABA_VEL_V))
+    rate = joint_rate(model, i, qd)
+    if revolute:   # S qd = (rate e_z, 0): c = v x S qd
+        vw = (vw[0], vw[1], vw[2] + rate)
+        cw, cv = (vw[1] * rate, -vw[0] * rate, 0.0), (vv[1] * rate, -vv[0] * rate, 0.0)
+    else:          # S qd = (0, rate e_z)
+        vv = (vv[0], vv[1], vv[2] + rate)
+        cw, cv = zero, (vw[1] * rate, -vw[0] * rate, 0.0)
+    store3(work, i, ABA_BIAS_W, cw)
+    store3(work, i, ABA_BIAS_V, cv)
+    return vw, vv
+
+
+@kernel(inline=True)   # in both versions of pass 1
+def start_articulated(model, fext, work, i, vw, vv):
+    """Write v_i, IA_i = I_i and pA_i = v_i x* I_i v_i - f_i^ext of body i into ``work``."""
+    m = model[i, MASS]
+    h = load3(model, i, ALIGN_FIRST_MOMENT)
+    ibar = load6(model, i, ALIGN_IBAR)
+    iw, iv = rigid_inertia_times(m, h, ibar, vw, vv)
+    pn, pf = cross_force(vw, vv, iw, iv)
+    store3(work, i, ABA_VEL_W, vw)
+    store3(work, i, ABA_VEL_V, vv)
+    store9(work, i, ABA_IA_A, (ibar[0], ibar[3], ibar[4], ibar[3], ibar[1], ibar[5],
+                               ibar[4], ibar[5], ibar[2]))
+    store9(work, i, ABA_IA_B, skew(h))
+    store9(work, i, ABA_IA_C, (m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, m))
+    if fext is not None:
+        en, ef = aligned_body_force(model, fext, i)
+        pn, pf = sub(pn, en), sub(pf, ef)
+    store3(work, i, ABA_PA_N, pn)
+    store3(work, i, ABA_PA_F, pf)
 
 
 @kernel(inline=True)
@@ -163,57 +199,77 @@ def aba_articulated(model, tau, work):
     nb = body_count(model)
     tolerance = model[nb, H_TOLERANCE]
     for i in range(nb - 1, -1, -1):
-        a, b, c = load9(work, i, ABA_IA_A), load9(work, i, ABA_IA_B), load9(work, i, ABA_IA_C)
-        pn, pf = load3(work, i, ABA_PA_N), load3(work, i, ABA_PA_F)
-        if joint_nv(model, i) > 1:
-            if not multi_dof_articulated(model, tau, work, i, a, b, c, pn, pf, tolerance):
+        if joint_nv(model, i) == 1:
+            if not aligned_articulated(model, tau, work, i, tolerance):
                 return i
             continue
-        revolute = aligned_angular(model, i)
-        if revolute:   # U = IA e_z (angular), the third column
-            uw, uv = (a[2], a[5], a[8]), (b[6], b[7], b[8])
-            uz, u = a[8], tau[velocity_index(model, i)] - pn[2]
-        else:          # U = IA e_z (linear)
-            uw, uv = (b[2], b[5], b[8]), (c[2], c[5], c[8])
-            uz, u = c[8], tau[velocity_index(model, i)] - pf[2]
-        armature = armature_of(model, i)
-        d = uz + armature
-        if not d > tolerance:   # on Lanes: in some lane; the caller runs them one at a time
+        a, b, c = load9(work, i, ABA_IA_A), load9(work, i, ABA_IA_B), load9(work, i, ABA_IA_C)
+        pn, pf = load3(work, i, ABA_PA_N), load3(work, i, ABA_PA_F)
+        if not multi_dof_articulated(model, tau, work, i, a, b, c, pn, pf, tolerance):
             return i
-        store3(work, i, ABA_U_W, uw)
-        store3(work, i, ABA_U_V, uv)
-        work[i, ABA_D] = d
-        work[i, ABA_SMALL_U] = u
-        parent = parent_of(model, i)
-        if parent < 0:
-            continue
-        k = u / d
-        cw, cv = load3(work, i, ABA_BIAS_W), load3(work, i, ABA_BIAS_V)
-        rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
-        if diverge(armature, uz):
-            # Lanes (_lanes.py) on both sides of the branch: both sides for every lane, then
-            # each lane's own, as the scalar kernel takes it
-            ap, bp, cp, cn, cf = select_le(
-                armature, uz,
-                projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, r),
-                general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r))
-        elif armature <= uz:
-            ap, bp, cp, cn, cf = projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature,
-                                                    cw, cv, rot, r)
-        else:
-            ap, bp, cp, cn, cf = general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r)
-        pn = add(add(pn, cn), scale(k, uw))
-        pf = add(add(pf, cf), scale(k, uv))
-        store9(work, parent, ABA_IA_A, mat_add(load9(work, parent, ABA_IA_A), ap))
-        store9(work, parent, ABA_IA_B, mat_add(load9(work, parent, ABA_IA_B), bp))
-        store9(work, parent, ABA_IA_C, mat_add(load9(work, parent, ABA_IA_C), cp))
-        pn, pf = force_to_parent(rot, r, pn, pf)
-        store3(work, parent, ABA_PA_N, add(load3(work, parent, ABA_PA_N), pn))
-        store3(work, parent, ABA_PA_F, add(load3(work, parent, ABA_PA_F), pf))
     return -1
 
 
 @kernel
+def one_dof_articulated(model, tau, work):
+    """aba_articulated for a model of one-dof joints only (aba_into)."""
+    nb = body_count(model)
+    tolerance = model[nb, H_TOLERANCE]
+    for i in range(nb - 1, -1, -1):
+        if not aligned_articulated(model, tau, work, i, tolerance):
+            return i
+    return -1
+
+
+@kernel(inline=True)   # in both versions of pass 2
+def aligned_articulated(model, tau, work, i, tolerance):
+    """
+    ABA pass 2 for body i's one-dof joint in its aligned frame; return False if D_i is ~0.
+
+    U_i = IA_i e_z is a column of IA_i, D_i = U_z + I_a, u_i = tau_i - pA_i,z;
+    IA_i's and pA_i's contributions go to the parent.
+    """
+    a, b, c = load9(work, i, ABA_IA_A), load9(work, i, ABA_IA_B), load9(work, i, ABA_IA_C)
+    pn, pf = load3(work, i, ABA_PA_N), load3(work, i, ABA_PA_F)
+    revolute = aligned_angular(model, i)
+    if revolute:   # U = IA e_z (angular), the third column
+        uw, uv = (a[2], a[5], a[8]), (b[6], b[7], b[8])
+        uz, u = a[8], tau[velocity_index(model, i)] - pn[2]
+    else:          # U = IA e_z (linear)
+        uw, uv = (b[2], b[5], b[8]), (c[2], c[5], c[8])
+        uz, u = c[8], tau[velocity_index(model, i)] - pf[2]
+    armature = armature_of(model, i)
+    d = uz + armature
+    if not d > tolerance:   # on Lanes: in some lane; the caller runs them one at a time
+        return False
+    store3(work, i, ABA_U_W, uw)
+    store3(work, i, ABA_U_V, uv)
+    work[i, ABA_D] = d
+    work[i, ABA_SMALL_U] = u
+    parent = parent_of(model, i)
+    if parent < 0:
+        return True
+    k = u / d
+    cw, cv = load3(work, i, ABA_BIAS_W), load3(work, i, ABA_BIAS_V)
+    rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
+    if diverge(armature, uz):
+        # Lanes (_lanes.py) on both sides of the branch: both sides for every lane, then
+        # each lane's own, as the scalar kernel takes it
+        ap, bp, cp, cn, cf = select_le(
+            armature, uz,
+            projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature, cw, cv, rot, r),
+            general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r))
+    elif armature <= uz:
+        ap, bp, cp, cn, cf = projected_transfer(revolute, a, b, c, uw, uv, uz, d, armature,
+                                                cw, cv, rot, r)
+    else:
+        ap, bp, cp, cn, cf = general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r)
+    add_to_parent(work, i, parent, ap, bp, cp, add(add(pn, cn), scale(k, uw)),
+                  add(add(pf, cf), scale(k, uv)))
+    return True
+
+
+@kernel(inline=True)   # in pass 2 of one-dof models: a call would count references
 def add_to_parent(work, i, parent, ap, bp, cp, pn, pf):
     """Add X^T Ia X (blocks ap, bp, cp, parent coordinates) and X^* pa (pn, pf) to the parent."""
     store9(work, parent, ABA_IA_A, mat_add(load9(work, parent, ABA_IA_A), ap))
@@ -374,27 +430,11 @@ def general_transfer(a, b, c, uw, uv, d, cw, cv, rot, r):
 @kernel
 def aba_accelerations(model, work, qdd):
     """ABA pass 3 (root to leaves): qdd from ``work``, which then holds the a_i."""
-    gravity = gravity_of(model)
-    zero = (0.0, 0.0, 0.0)
     for i in range(body_count(model)):
-        parent = parent_of(model, i)
-        rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
-        if parent < 0:
-            aw, av = motion_to_child(rot, r, zero, (-gravity[0], -gravity[1], -gravity[2]))
-        else:
-            aw, av = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
-                                     load3(work, parent, ABA_VEL_V))
-        aw = add(aw, load3(work, i, ABA_BIAS_W))
-        av = add(av, load3(work, i, ABA_BIAS_V))
         if joint_nv(model, i) == 1:
-            acc = (work[i, ABA_SMALL_U] - dot(load3(work, i, ABA_U_W), aw)
-                   - dot(load3(work, i, ABA_U_V), av)) / work[i, ABA_D]
-            qdd[velocity_index(model, i)] = acc
-            if aligned_angular(model, i):
-                aw = (aw[0], aw[1], aw[2] + acc)
-            else:
-                av = (av[0], av[1], av[2] + acc)
+            aw, av = aligned_acceleration(model, work, i, qdd)
         else:
+            aw, av = acceleration_before_joint(model, work, i)
             jw, jv = multi_dof_acceleration(model, work, i, aw, av, qdd)
             aw, av = add(aw, jw), add(av, jv)
         store3(work, i, ABA_VEL_W, aw)
@@ -402,54 +442,38 @@ def aba_accelerations(model, work, qdd):
 
 
 @kernel
-def cholesky_solve(mass, rhs, tolerance, x):
-    """Write x = M^-1 rhs by M = L L^T (L in ``mass``); return -1, or the first k with pivot ~0."""
-    singular = cholesky_factor(mass, tolerance)
-    if singular < 0:
-        cholesky_substitute(mass, rhs, x)
-    return singular
+def one_dof_accelerations(model, work, qdd):
+    """aba_accelerations for a model of one-dof joints only (aba_into)."""
+    for i in range(body_count(model)):
+        aw, av = aligned_acceleration(model, work, i, qdd)
+        store3(work, i, ABA_VEL_W, aw)
+        store3(work, i, ABA_VEL_V, av)
 
 
-@kernel
-def cholesky_factor(mass, tolerance):
-    """
-    Overwrite the lower triangle of ``mass`` with L, M = L L^T; return -1 or the first k, pivot ~0.
-
-    The pivot of coordinate k is the inertia it moves that the coordinates
-    before it cannot (a Schur complement of M), so a vanishing pivot names a
-    joint that moves no inertia of its own.
-    """
-    n = mass.shape[0]
-    for k in range(n):
-        pivot = mass[k, k]
-        for j in range(k):
-            pivot -= mass[k, j] * mass[k, j]
-        if not pivot > tolerance:
-            return k
-        diagonal = np.sqrt(pivot)
-        mass[k, k] = diagonal
-        for i in range(k + 1, n):
-            value = mass[i, k]
-            for j in range(k):
-                value -= mass[i, j] * mass[k, j]
-            mass[i, k] = value / diagonal
-    return -1
+@kernel(inline=True)   # in both versions of pass 3
+def acceleration_before_joint(model, work, i):
+    """Return a'_i = X_i a_p + c_i (a_root = -gravity), body i's (aligned) coordinates."""
+    parent = parent_of(model, i)
+    rot, r = load9(work, i, ABA_ROT), load3(work, i, ABA_POS)
+    if parent < 0:
+        gravity = gravity_of(model)
+        aw, av = motion_to_child(rot, r, (0.0, 0.0, 0.0), (-gravity[0], -gravity[1], -gravity[2]))
+    else:
+        aw, av = motion_to_child(rot, r, load3(work, parent, ABA_VEL_W),
+                                 load3(work, parent, ABA_VEL_V))
+    return add(aw, load3(work, i, ABA_BIAS_W)), add(av, load3(work, i, ABA_BIAS_V))
 
 
-@kernel
-def cholesky_substitute(factor, rhs, x):
-    """Write x = (L L^T)^-1 rhs for L the lower triangle of ``factor``; ``x`` may be ``rhs``."""
-    n = factor.shape[0]
-    for i in range(n):   # L y = rhs
-        value = rhs[i]
-        for j in range(i):
-            value -= factor[i, j] * x[j]
-        x[i] = value / factor[i, i]
-    for i in range(n - 1, -1, -1):   # L^T x = y
-        value = x[i]
-        for j in range(i + 1, n):
-            value -= factor[j, i] * x[j]
-        x[i] = value / factor[i, i]
+@kernel(inline=True)   # in both versions of pass 3
+def aligned_acceleration(model, work, i, qdd):
+    """Write qdd_i = (u_i - U_i^T a'_i) / D_i of body i's one-dof joint; return a_i (aligned)."""
+    aw, av = acceleration_before_joint(model, work, i)
+    acc = (work[i, ABA_SMALL_U] - dot(load3(work, i, ABA_U_W), aw)
+           - dot(load3(work, i, ABA_U_V), av)) / work[i, ABA_D]
+    qdd[velocity_index(model, i)] = acc
+    if aligned_angular(model, i):
+        return (aw[0], aw[1], aw[2] + acc), av
+    return aw, (av[0], av[1], av[2] + acc)
 
 
 @kernel

@@ -13,7 +13,7 @@ Brogliato, "Numerical Methods for Nonsmooth Dynamical Systems", 2008, ch. 10):
     M (v+ - v) = dt (tau - b(q, v)) + J^T lambda,        q+ = q (+) dt v+
 
 with M by CRBA, b by RNEA (gravity, Coriolis, the applied wrenches), tau the
-simulator's joint torques (integrators.joint_torques_into), J (3 k, nv) the
+simulator's joint torques (joint_torques.joint_torques_into), J (3 k, nv) the
 rows of the k contact points' velocities in each point's contact frame
 (t1, t2, n) (world axes; n the ground's normal), lambda (3 k) their impulses
 (N s) and, per point i, with u = J v+ and the gap phi_i = n . p_i - radius_i
@@ -53,19 +53,19 @@ start, then scratch.
 import math
 
 from numba import carray, types
-from ros_dynamics.kernels.aba import cholesky_factor
+from ros_dynamics.kernels.cholesky import cholesky_factor
 from ros_dynamics.kernels.contact import back_substitute, forward_substitute
 from ros_dynamics.kernels.crba import crba_into
 from ros_dynamics.kernels.integrators import (accepted_step, block_parts, block_size,
                                               body_forces_into, DONE, finite_state, has_input,
-                                              joint_torques_into, NON_FINITE, state_copy,
-                                              zero_body_forces)
+                                              NON_FINITE, state_copy, step_of, zero_body_forces)
 from ros_dynamics.kernels.jacobian import jacobian_at_point
+from ros_dynamics.kernels.joint_torques import joint_torques_into
 from ros_dynamics.kernels.kinematics import world_poses
 from ros_dynamics.kernels.manifold import add_transport, integrate_mixed_into, rotate_back
 from ros_dynamics.kernels.rnea import rnea_into
 from ros_dynamics.multibody.joints import body_count, model_at, nq_of, state_at
-from ros_dynamics.multibody.layouts import (C_COUNT, C_DT, C_LIMITS, C_WRENCHES, G_COUNT, G_ERP,
+from ros_dynamics.multibody.layouts import (C_COUNT, C_DT, C_WRENCHES, G_COUNT, G_ERP,
                                             G_FRICTION, G_HEIGHT, G_ITERATIONS, G_NORMAL, G_SWEEPS,
                                             G_TANGENT1, G_TANGENT2, G_TOLERANCE, G_TOUCHING,
                                             H_TOLERANCE, NCONTROL, NGROUND_HEADER, NPOINT, P_BODY,
@@ -212,7 +212,8 @@ def ground_advance(model, q, qd, effort, params, wrenches, limits, dt, workspace
 
     The module doc's step, semi-implicit (v+ first, then q+ = q (+) dt v+);
     ``ground``: ground_parts' views. Return DONE; NON_FINITE; or -(k + 1)
-    when the mass matrix's pivot k vanishes.
+    when the mass matrix's pivot k vanishes. Positional arguments, not the
+    integrators.Step record: a call copies a record's arrays (reference counts).
     """
     work, mass, fext, kinematic_work, poses, tau, bias, transport = workspace[:8]
     header, points, impulses, forces, gaps, lower, jac, y, delassus, free, jac6 = ground
@@ -274,16 +275,14 @@ def ground_advance(model, q, qd, effort, params, wrenches, limits, dt, workspace
     return DONE if finite_state(q_next, qd_next) else NON_FINITE
 
 
-@kernel
-def ground_checked_step(model, q, qd, effort, forced, control, params, wrenches, workspace,
-                        q_next, qd_next, ground):
+@kernel(inline=True)   # takes the Step record: a call would copy its arrays
+def ground_checked_step(model, q, qd, step, forced, control, q_next, qd_next, ground):
     """Advance (q, qd) in place by one ground-contact step, with integrators.accepted_step."""
-    status = ground_advance(model, q, qd, effort, params, wrenches, control[C_LIMITS] != 0.0,
-                            control[C_DT], workspace, q_next, qd_next, ground)
+    status = ground_advance(model, q, qd, step.effort, step.params, step.wrenches, step.limits,
+                            control[C_DT], step.workspace, q_next, qd_next, ground)
     if status != DONE:
         return status
-    return accepted_step(model, q, qd, forced, control, params, control[C_LIMITS] != 0.0,
-                         workspace, q_next, qd_next)
+    return accepted_step(model, q, qd, step, forced, control, q_next, qd_next)
 
 
 @kernel
@@ -307,9 +306,10 @@ def ground_steps(model, q, qd, effort, block, count):
     ground = ground_of(block, model, qd.shape[0])
     zero_body_forces(workspace)
     forced = has_input(effort, wrenches)
+    step = step_of(control, effort, params, wrenches, workspace)
     for _ in range(count):
-        status = ground_checked_step(model, q, qd, effort, forced, control, params, wrenches,
-                                     workspace, q_next, qd_next, ground)
+        status = ground_checked_step(model, q, qd, step, forced, control, q_next, qd_next,
+                                     ground)
         if status != DONE:
             return status
     return DONE

@@ -6,14 +6,9 @@ The simulator's fixed-step advance, compiled: a block of steps in one call.
 
 One step (RK4 or semi-implicit Euler) makes four forward-dynamics calls (ABA,
 Featherstone 2008 table 7.1, or the dense solve for mimic joints) on the
-joint torques of the simulator (simulation.py)
-
-    tau = effort - d qd - f tanh(qd / v_eps) - o - sigmoid(qd) + k_stop p - c_stop qd_into,
-
-(o and the sigmoid: the friction offset and Gaz et al.'s sigmoid model,
-actuators/friction.py) with p the penetration past a position limit and the
-stop damper acting only on motion into the stop, and external wrenches (world
-axes, at link origins) turned into body forces at each stage's configuration.
+simulator's joint torques (effort, damping, friction, limit stops:
+joint_torques.py) and external wrenches (world axes, at link origins) turned
+into body forces at each stage's configuration.
 The state is q (nq,) and qd (nv,): positions move on the configuration
 manifold, q (+) h v (manifold.integrate_into: quaternions renormalised every
 stage), velocities and accelerations add in R^nv. RK4 is Munthe-Kaas's
@@ -26,7 +21,8 @@ velocities (manifold.add_bracket). Without them the scheme is of order 2
 on rotations (measured: the error falls 4x per halved step on a tumbling
 body, 16x with them). For one-dof joints the brackets vanish and
 q (+) h v = q + h v: the same floating-point operations as the plain RK4
-on (q, qd).
+on (q, qd), which ``plain_rk4`` takes for models of one-dof joints only (the
+pack-time flag joints.one_dof_joints).
 ``simulation_steps`` runs ``count`` such steps and the simulator's energy
 health check after each one (no input applied: the total energy may not grow
 by more than the tolerance, see ``Simulator``), so that a step costs one
@@ -37,30 +33,33 @@ accelerations from the KKT system with Baumgarte's stabilisation
 ``ClosedChain.singularity_margin``.
 """
 
-import math
+from collections import namedtuple
 
 from numba import carray, types
 import numpy as np
 from ros_dynamics.kernels import kinematics
 from ros_dynamics.kernels.aba import aba_into, dense_into
-from ros_dynamics.kernels.energy import kinetic_energy_of, potential_energy_at
-from ros_dynamics.kernels.friction import sigmoid_friction
+from ros_dynamics.kernels.joint_torques import add_stop_torques, energy_terms, joint_torques_into
 from ros_dynamics.kernels.loop_closures import (chain_parts, chain_size, kkt_acceleration_into,
                                                 singular_configuration)
 from ros_dynamics.kernels.manifold import add_bracket, integrate_into
-from ros_dynamics.multibody.joints import body_count, model_at, nq_of, state_at
+from ros_dynamics.multibody.joints import body_count, model_at, nq_of, one_dof_joints, state_at
 from ros_dynamics.multibody.layouts import (C_COUNT, C_DENSE, C_DT, C_ENERGY, C_KINETIC,
                                             C_KINETIC_SCALE, C_LIMITS, C_REFERENCE, C_RK4, C_TIME,
-                                            C_TOLERANCE, C_WRENCHES, DAMPING, FRICTION,
-                                            FRICTION_VELOCITY, K_CLOSURES, K_ROWS, LOWER, NABA,
+                                            C_TOLERANCE, C_WRENCHES, K_CLOSURES, K_ROWS, NABA,
                                             NCLOSURE_HEADER, NCONTROL, NKINEMATICS, NPARAMS, NPOSE,
-                                            NSPATIAL, NWRENCH, OFFSET, Q_INDEX, SIGMOID,
-                                            STOP_DAMPING, STOP_STIFFNESS, UPPER, WRENCH_FORCE)
+                                            NSPATIAL, NWRENCH, WRENCH_FORCE)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, state_entry, STATUS
 from ros_dynamics.runtime.views import read_only
 
 # the parameter rows (PARAMS_LAYOUT), the wrench rows (WRENCH_LAYOUT) and the control array
 # (CONTROL_LAYOUT) are declared in layouts.py
+
+# what a step's stages share (a named record: numba passes it as a tuple, nothing at run time;
+# the entry points keep positional arguments, a record costs ~0.8 us at the Python boundary):
+# effort (nv,), parameter rows (NPARAMS, nv), wrench rows (w, NWRENCH), the stops on, the
+# dense solve (mimic joints) instead of ABA, the workspace of block_parts
+Step = namedtuple('Step', ['effort', 'params', 'wrenches', 'limits', 'dense', 'workspace'])
 
 # statuses of simulation_steps (besides -(k + 1): M singular at k; for constrained_steps the
 # KKT matrix singular at column k)
@@ -68,69 +67,6 @@ DONE = 0
 NON_FINITE = 1
 ENERGY_GREW = 2
 LOCKED = 3          # constrained_steps: the step reaches or crosses a singular configuration
-
-
-@kernel
-def joint_torques_into(q, qd, effort, params, limits, tau):
-    """
-    Write the total joint torque (effort, damping, friction, limit stops) into ``tau`` (nv,).
-
-    q (nq,), qd (nv,); a limit stop acts on a one-dof coordinate k at its
-    position q[params[Q_INDEX, k]] (the multi-dof joints have none). The one
-    implementation of the simulator's torque law (module docstring): the
-    compiled steps, the rollouts and ``Simulator.joint_torques`` all call it.
-    """
-    for k in range(qd.shape[0]):
-        value = effort[k] - params[DAMPING, k] * qd[k]
-        if params[FRICTION, k] != 0.0:
-            value -= params[FRICTION, k] * math.tanh(qd[k] / params[FRICTION_VELOCITY, k])
-        if params[OFFSET, k] != 0.0:
-            value -= params[OFFSET, k]
-        if params[SIGMOID, k] != 0.0:
-            value -= sigmoid_friction(params[SIGMOID, k], params[SIGMOID + 1, k],
-                                      params[SIGMOID + 2, k], qd[k])
-        tau[k] = value
-    if limits:
-        add_stop_torques(q, qd, params, tau)
-
-
-@kernel
-def add_stop_torques(q, qd, params, tau):
-    """
-    Add the limit stops' torques (N m or N) at q (nq,), qd (nv,) to ``tau`` (nv,).
-
-    A stop is a one-sided spring k_stop p on the penetration p past a limit
-    with a damper c_stop qd acting only on motion into the stop (never pulling
-    toward it); nothing inside the limits and on the coordinates of multi-dof
-    joints (params[Q_INDEX, k] < 0).
-    """
-    for k in range(qd.shape[0]):
-        if params[Q_INDEX, k] < 0.0:
-            continue
-        position = q[int(params[Q_INDEX, k])]
-        over = position - params[UPPER, k]
-        under = params[LOWER, k] - position
-        if over > 0.0:
-            tau[k] -= params[STOP_STIFFNESS, k] * over
-            if qd[k] > 0.0:
-                tau[k] -= params[STOP_DAMPING, k] * qd[k]
-        elif under > 0.0:
-            tau[k] += params[STOP_STIFFNESS, k] * under
-            if qd[k] < 0.0:
-                tau[k] -= params[STOP_DAMPING, k] * qd[k]
-
-
-@kernel
-def spring_energy(q, params):
-    """Return the limit stops' energy 1/2 sum k_stop p^2 (J) at q (nq,), p the penetration."""
-    springs = 0.0
-    for k in range(params.shape[1]):
-        if params[Q_INDEX, k] < 0.0:
-            continue
-        position = q[int(params[Q_INDEX, k])]
-        p = position - min(max(position, params[LOWER, k]), params[UPPER, k])
-        springs += params[STOP_STIFFNESS, k] * (p * p)
-    return 0.5 * springs
 
 
 @kernel
@@ -243,79 +179,115 @@ def body_forces_into(model, q, wrenches, kinematic_work, poses, fext):
     kinematics.add_link_wrenches(poses, wrenches, fext)
 
 
-@kernel
-def acceleration_into(model, q, qd, effort, params, wrenches, limits, dense, workspace, qdd,
-                      chain):
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def acceleration_into(model, q, qd, step, qdd, chain):
     """
-    Write qdd under the current effort and wrenches into ``qdd``; return -1 or the singular index.
+    Write qdd under the step's effort and wrenches into ``qdd``; return -1 or the singular index.
 
-    ABA (or the dense solve) sees read-only states and body forces: the
-    argument types of the batch kernels, whose compiled specialisations it
-    then shares (compile time). ``chain``: None (compiled away), or a closed
-    chain's data (loop_closures.chain_parts): then the KKT system.
+    ``step``: a Step record. ABA (or the dense solve) sees read-only states
+    and body forces: the argument types of the batch kernels, whose compiled
+    specialisations it then shares (compile time). ``chain``: None (compiled
+    away), or a closed chain's data (loop_closures.chain_parts): then the KKT
+    system.
     """
-    work, mass, fext, kinematic_work, poses, tau = workspace[:6]
-    joint_torques_into(q, qd, effort, params, limits, tau)
-    if wrenches.shape[0] > 0:
-        body_forces_into(model, q, wrenches, kinematic_work, poses, fext)
+    work, mass, fext, kinematic_work, poses, tau = step.workspace[:6]
+    joint_torques_into(q, qd, step.effort, step.params, step.limits, tau)
+    if step.wrenches.shape[0] > 0:
+        body_forces_into(model, q, step.wrenches, kinematic_work, poses, fext)
     q, qd, torque, forces = read_only(q), read_only(qd), read_only(tau), read_only(fext)
     if chain is not None:
         return kkt_acceleration_into(model, q, qd, torque, forces, chain, work, mass,
                                      kinematic_work, poses, qdd)
-    if dense:
+    if step.dense:
         return dense_into(model, q, qd, torque, forces, work, mass, qdd)
     return aba_into(model, q, qd, torque, forces, work, qdd)
 
 
-@kernel
-def advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense, workspace, q_next,
-            qd_next, chain):
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def advance(model, q, qd, step, dt, rk4, q_next, qd_next, chain):
     """
     Write the state one step of ``dt`` after (q, qd) into (q_next, qd_next).
 
     RK4 or semi-implicit Euler (qd+ = qd + dt qdd, q+ = q (+) dt qd+) on
-    the manifold (module docstring). RKMK4 (body velocities, so the
-    brackets' signs are those of q' = q v): v_1 = qd, v_i = qd + h_i a_(i-1)
-    with a_i = FD(q_i, v_i) and q_1 = q, q_2 = q (+) dt/2 v_1,
-    q_3 = q (+) (dt/2 v_2 + dt^2/8 [v_1, v_2]), q_4 = q (+) dt v_3; then
-    q+ = q (+) (dt/6 (v_1 + 2 v_2 + 2 v_3 + v_4) + dt^2/12 [v_1, v_4]) and
-    qd+ = qd + dt/6 (a_1 + 2 a_2 + 2 a_3 + a_4). Return 0; 1 if the new state is not
-    finite; -(k + 1) if the mass matrix (with ``chain``: the KKT matrix) is
-    singular at index k.
+    the manifold (module docstring): ``manifold_rk4``, or ``plain_rk4`` when
+    every joint has one coordinate (joints.one_dof_joints, the pack-time
+    flag), the same floating-point operations on fewer loops. Return 0; 1
+    if the new state is not finite; -(k + 1) if the mass matrix (with
+    ``chain``: the KKT matrix) is singular at index k.
     """
-    k1, k2, k3, k4, qs, qds, v2, v3 = workspace[6:]
-    singular = acceleration_into(model, q, qd, effort, params, wrenches, limits, dense,
-                                 workspace, k1, chain)
+    k1 = step.workspace[6]
+    singular = acceleration_into(model, q, qd, step, k1, chain)
     if singular >= 0:
         return -(singular + 1)
     if not rk4:
         velocity_stage(qd, dt, k1, qd_next)
         integrate_into(model, q, qd_next, dt, q_next)
+    elif one_dof_joints(model):
+        singular = plain_rk4(model, q, qd, step, dt, q_next, qd_next, chain)
     else:
-        h = 0.5 * dt
-        velocity_stage(qd, h, k1, v2)
-        integrate_into(model, q, qd, h, qs)
-        singular = acceleration_into(model, qs, v2, effort, params, wrenches, limits, dense,
-                                     workspace, k2, chain)
-        velocity_stage(qd, h, k2, v3)
-        for i in range(qd.shape[0]):
-            qds[i] = v2[i]
-        add_bracket(model, qd, v2, 0.25 * dt, qds)
-        integrate_into(model, q, qds, h, qs)
-        singular = max(singular, acceleration_into(model, qs, v3, effort, params, wrenches,
-                                                   limits, dense, workspace, k3, chain))
-        velocity_stage(qd, dt, k3, qds)   # v4
-        integrate_into(model, q, v3, dt, qs)
-        singular = max(singular, acceleration_into(model, qs, qds, effort, params, wrenches,
-                                                   limits, dense, workspace, k4, chain))
-        if singular >= 0:
-            return -(singular + 1)
-        for i in range(qd.shape[0]):   # the mean velocity, in the order of the plain RK4's sum
-            v2[i] = qd[i] + 2.0 * v2[i] + 2.0 * v3[i] + qds[i]
-            qd_next[i] = qd[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-        add_bracket(model, qd, qds, 0.5 * dt, v2)
-        integrate_into(model, q, v2, dt / 6.0, q_next)
+        singular = manifold_rk4(model, q, qd, step, dt, q_next, qd_next, chain)
+    if singular >= 0:
+        return -(singular + 1)
     return DONE if finite_state(q_next, qd_next) else NON_FINITE
+
+
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def manifold_rk4(model, q, qd, step, dt, q_next, qd_next, chain):
+    """
+    Write RKMK4's new state from the first slope k1 (the workspace's); return -1 or singular.
+
+    RKMK4 (body velocities, so the brackets' signs are those of q' = q v):
+    v_1 = qd, v_i = qd + h_i a_(i-1) with a_i = FD(q_i, v_i) and q_1 = q,
+    q_2 = q (+) dt/2 v_1, q_3 = q (+) (dt/2 v_2 + dt^2/8 [v_1, v_2]),
+    q_4 = q (+) dt v_3; then q+ = q (+) (dt/6 (v_1 + 2 v_2 + 2 v_3 + v_4)
+    + dt^2/12 [v_1, v_4]) and qd+ = qd + dt/6 (a_1 + 2 a_2 + 2 a_3 + a_4).
+    """
+    k1, k2, k3, k4, qs, qds, v2, v3 = step.workspace[6:]
+    h = 0.5 * dt
+    velocity_stage(qd, h, k1, v2)
+    integrate_into(model, q, qd, h, qs)
+    singular = acceleration_into(model, qs, v2, step, k2, chain)
+    velocity_stage(qd, h, k2, v3)
+    for i in range(qd.shape[0]):
+        qds[i] = v2[i]
+    add_bracket(model, qd, v2, 0.25 * dt, qds)
+    integrate_into(model, q, qds, h, qs)
+    singular = max(singular, acceleration_into(model, qs, v3, step, k3, chain))
+    velocity_stage(qd, dt, k3, qds)   # v4
+    integrate_into(model, q, v3, dt, qs)
+    singular = max(singular, acceleration_into(model, qs, qds, step, k4, chain))
+    if singular >= 0:
+        return singular
+    for i in range(qd.shape[0]):   # the mean velocity, in the order of the plain RK4's sum
+        v2[i] = qd[i] + 2.0 * v2[i] + 2.0 * v3[i] + qds[i]
+        qd_next[i] = qd[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+    add_bracket(model, qd, qds, 0.5 * dt, v2)
+    integrate_into(model, q, v2, dt / 6.0, q_next)
+    return -1
+
+
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def plain_rk4(model, q, qd, step, dt, q_next, qd_next, chain):
+    """
+    Write the classical RK4's new state on x = (q, qd) from k1; return -1 or the singular index.
+
+    For one-dof joints only (q (+) h v = q + h v, no brackets): manifold_rk4's
+    arithmetic, stage states as (q + h slope_q, qd + h slope_qd) in one loop,
+    as the rollouts' lanes take them (rollout_lanes.group_advance).
+    """
+    k1, k2, k3, k4, qs, qds = step.workspace[6:12]
+    h = 0.5 * dt
+    stage_state(q, qd, h, qd, k1, qs, qds)
+    singular = acceleration_into(model, qs, qds, step, k2, chain)
+    velocity_stage(qd, h, k1, q_next)   # qd2, kept for the position update
+    stage_state(q, qd, h, q_next, k2, qs, qds)
+    singular = max(singular, acceleration_into(model, qs, qds, step, k3, chain))
+    velocity_stage(qd, h, k2, qd_next)  # qd3
+    stage_state(q, qd, dt, qd_next, k3, qs, qds)
+    singular = max(singular, acceleration_into(model, qs, qds, step, k4, chain))
+    if singular < 0:
+        rk4_state(q, qd, dt, k1, k2, k3, k4, q_next, qd_next)
+    return singular
 
 
 @kernel
@@ -368,25 +340,11 @@ def finite_state(q, qd):
     return True
 
 
-@kernel
-def total_energy(model, q, qd, params, limits, workspace):
-    """Return energy_terms (E, T) (J) on the block's kinematics work and poses."""
-    return energy_terms(model, q, qd, params, limits, workspace[3], workspace[4])
-
-
-@kernel
-def energy_terms(model, q, qd, params, limits, kinematic_work, poses):
-    """
-    Return (E, T) in J at q (nq,), qd (nv,): kinetic + potential + limit springs, kinetic.
-
-    The limit springs store 1/2 k_stop p^2 for the penetration p past a limit;
-    kinematic_work (nb, NKINEMATICS) and poses (nb, 12) are overwritten.
-    """
-    kinetic = kinetic_energy_of(model, q, qd, kinematic_work)   # leaves the body transforms
-    total = kinetic + potential_energy_at(model, kinematic_work, poses)
-    if limits:
-        total += spring_energy(q, params)
-    return total, kinetic
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def total_energy(model, q, qd, step):
+    """Return energy_terms (E, T) (J) at (q, qd) with a Step's rows, on its kinematics work."""
+    workspace = step.workspace
+    return energy_terms(model, q, qd, step.params, step.limits, workspace[3], workspace[4])
 
 
 @kernel
@@ -447,9 +405,9 @@ def steps_of(model, q, qd, effort, block, count, chain):
         block, q.shape[0], qd.shape[0], body_count(model))
     zero_body_forces(workspace)
     forced = has_input(effort, wrenches)
+    step = step_of(control, effort, params, wrenches, workspace)
     for _ in range(count):
-        status = checked_step(model, q, qd, effort, forced, control, params, wrenches, workspace,
-                              q_next, qd_next, chain)
+        status = checked_step(model, q, qd, step, forced, control, q_next, qd_next, chain)
         if status != DONE:
             return status
     return DONE
@@ -464,31 +422,35 @@ def zero_body_forces(workspace):
             fext[i, j] = 0.0
 
 
-@kernel
-def checked_step(model, q, qd, effort, forced, control, params, wrenches, workspace, q_next,
-                 qd_next, chain):
+@kernel(inline=True)   # returns a record of 20 arrays: a call would count each
+def step_of(control, effort, params, wrenches, workspace):
+    """Return the Step record of a block's parts (block_parts) under ``effort`` (nv,)."""
+    return Step(effort, params, wrenches, control[C_LIMITS] != 0.0, control[C_DENSE] != 0.0,
+                workspace)
+
+
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def checked_step(model, q, qd, step, forced, control, q_next, qd_next, chain):
     """
     Advance (q, qd) in place by one step of simulation_steps, with its checks; return a status.
 
-    The parts of a block (block_parts) are taken once by the caller, with the
-    body forces zeroed (zero_body_forces) and ``forced`` = has_input(effort,
-    wrenches): a rollout changes the effort every step and calls this per step.
+    The parts of a block (block_parts) are taken once by the caller, as the
+    Step record ``step`` (step_of), with the body forces zeroed
+    (zero_body_forces) and ``forced`` = has_input(effort, wrenches): a
+    rollout changes the effort every step and calls this per step.
     """
-    dt = control[C_DT]
-    rk4, limits, dense = control[C_RK4] != 0.0, control[C_LIMITS] != 0.0, control[C_DENSE] != 0.0
-    status = advance(model, q, qd, effort, params, wrenches, dt, rk4, limits, dense,
-                     workspace, q_next, qd_next, chain)
+    status = advance(model, q, qd, step, control[C_DT], control[C_RK4] != 0.0, q_next, qd_next,
+                     chain)
     if status != DONE:
         return status
     if chain is not None and singular_configuration(model, q_next, qd_next, chain,
-                                                    workspace[3], workspace[4]):
+                                                    step.workspace[3], step.workspace[4]):
         return LOCKED
-    return accepted_step(model, q, qd, forced, control, params, limits, workspace, q_next,
-                         qd_next)
+    return accepted_step(model, q, qd, step, forced, control, q_next, qd_next)
 
 
-@kernel
-def accepted_step(model, q, qd, forced, control, params, limits, workspace, q_next, qd_next):
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def accepted_step(model, q, qd, step, forced, control, q_next, qd_next):
     """
     Check the energy of the finite new state (q_next, qd_next), then take it; return a status.
 
@@ -501,9 +463,8 @@ def accepted_step(model, q, qd, forced, control, params, limits, workspace, q_ne
         control[C_REFERENCE] = np.nan   # measured again once the input stops
     else:
         if np.isnan(control[C_REFERENCE]):
-            control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(
-                model, q, qd, params, limits, workspace)
-        energy, kinetic = total_energy(model, q_next, qd_next, params, limits, workspace)
+            control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, step)
+        energy, kinetic = total_energy(model, q_next, qd_next, step)
         control[C_ENERGY], control[C_KINETIC] = energy, kinetic
         reference = control[C_REFERENCE]
         scale = max(control[C_KINETIC_SCALE], kinetic)

@@ -24,10 +24,13 @@ runs them one at a time; ``rollout_lanes_batch``, for models solved by ABA
 (``rollout_group``, rollouts/lanes.py), with the same states.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from ros_dynamics.kernels.ground import ground_checked_step, ground_of
 from ros_dynamics.kernels.integrators import (accepted_step, block_parts, checked_step, DONE,
-                                              has_input, total_energy, zero_body_forces)
+                                              has_input, Step, step_of, total_energy,
+                                              zero_body_forces)
 from ros_dynamics.kernels.rollout_lanes import group_advance
 from ros_dynamics.multibody.joints import body_count
 from ros_dynamics.multibody.layouts import (C_DT, C_KINETIC_SCALE, C_LIMITS, C_REFERENCE, C_RK4,
@@ -39,7 +42,13 @@ from ros_dynamics.runtime.lanes import LANES
 from ros_dynamics.runtime.views import read_only
 
 
-@kernel
+# rollout_batch's arguments after the initial states, as one named record for the compiled
+# functions below the entry points (numba passes it as a tuple; taken once per batch or group)
+Rollouts = namedtuple('Rollouts', ['feedforward', 'params', 'limit', 'gains', 'q_ref', 'qd_ref',
+                                   'template', 'q_out', 'qd_out', 'outcome'])
+
+
+@kernel(inline=True)   # per step: a call would count references of its 9 arrays
 def effort_into(feedforward, limit, gains, q_ref, qd_ref, q, qd, qindex, effort):
     """
     Write the saturated effort (nv,) of one step: tau_ff + K (q_ref - q) + D (qd_ref - qd).
@@ -80,8 +89,8 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     which it was refused (its states from k + 1 on are NaN). Return 0, or
     the first refused rollout's status (integrators.simulation_steps).
     """
-    return rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
-                       q_out, qd_out, outcome, None)
+    return rollouts_of(model, q0, qd0, Rollouts(feedforward, params, limit, gains, q_ref, qd_ref,
+                                                template, q_out, qd_out, outcome), None)
 
 
 @kernel(signatures=[STATUS(IN2, IN2, IN2, IN3, IN3, IN1, IN3, IN3, IN3, IN1, OUT3, OUT3, OUT1)])
@@ -93,21 +102,23 @@ def ground_rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_re
     Each rollout steps by contacts/ground_kernel.ground_checked_step (the
     Simulator's step with a Ground), from zero impulses (no warm start).
     """
-    return rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
-                       q_out, qd_out, outcome, 1.0)
+    return rollouts_of(model, q0, qd0, Rollouts(feedforward, params, limit, gains, q_ref, qd_ref,
+                                                template, q_out, qd_out, outcome), 1.0)
 
 
 @kernel
-def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template, q_out,
-                qd_out, outcome, ground):
-    """Run rollout_batch (``ground`` None) or ground_rollout_batch (``ground`` not None)."""
-    batch, nq = q0.shape
-    n = qd0.shape[1]
+def rollouts_of(model, q0, qd0, batch, ground):
+    """
+    Run rollout_batch (``ground`` None) or ground_rollout_batch (``ground`` not None).
+
+    ``batch``: the Rollouts record of the entry point's arguments.
+    """
+    feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out, outcome = batch
+    nq, n = q0.shape[1], qd0.shape[1]
     steps = q_out.shape[1] - 1
-    limits = template[C_LIMITS] != 0.0
     first = DONE
     effort = np.empty(n)
-    for b in range(batch):
+    for b in range(q0.shape[0]):
         block = template.copy()
         block[NCONTROL:NCONTROL + NPARAMS * n] = params[b].ravel()
         control, rows, wrenches, workspace, q_next, qd_next = block_parts(block, nq, n,
@@ -117,20 +128,21 @@ def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref
             parts = ground_of(block, model, n)
             parts[2][:, :] = 0.0   # the impulses: no warm start, as Simulator.reset
         q, qd = q0[b].copy(), qd0[b].copy()
-        start_rollout(model, q, qd, control, rows, limits, workspace, q_out, qd_out, outcome, b)
+        start_rollout(model, q, qd, control, step_of(control, read_only(effort), rows, wrenches,
+                                                     workspace), q_out, qd_out, outcome, b)
         ff = feedforward[0 if feedforward.shape[0] == 1 else b]
         qr = q_ref[0 if q_ref.shape[0] == 1 else b]
         qdr = qd_ref[0 if qd_ref.shape[0] == 1 else b]
         for k in range(steps):   # simulation_steps' step, the block's parts taken once
             effort_into(ff[k], limit, gains, qr[k], qdr[k], q, qd, rows[Q_INDEX], effort)
             applied = read_only(effort)
+            step = step_of(control, applied, rows, wrenches, workspace)
             if ground is None:
-                status = checked_step(model, q, qd, applied, has_input(applied, wrenches),
-                                      control, rows, wrenches, workspace, q_next, qd_next, None)
+                status = checked_step(model, q, qd, step, has_input(applied, wrenches), control,
+                                      q_next, qd_next, None)
             else:
-                status = ground_checked_step(model, q, qd, applied, has_input(applied, wrenches),
-                                             control, rows, wrenches, workspace, q_next, qd_next,
-                                             ground_of(block, model, n))
+                status = ground_checked_step(model, q, qd, step, has_input(applied, wrenches),
+                                             control, q_next, qd_next, ground_of(block, model, n))
             record_step(q_out, qd_out, outcome, b, k, status, q, qd)
             if status != DONE:
                 if first == DONE:
@@ -140,23 +152,30 @@ def rollouts_of(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref
 
 
 @kernel
-def start_rollout(model, q, qd, control, params, limits, workspace, q_out, qd_out, outcome, b):
+def start_rollout(model, q, qd, control, step, q_out, qd_out, outcome, b):
     """
     Start rollout b at (q, qd): its energy reference and time, as Simulator.reset takes them.
 
     control[C_REFERENCE], [C_KINETIC_SCALE] = the total and kinetic energy
-    (integrators.total_energy), C_TIME = 0; q_out[b, 0], qd_out[b, 0] the
-    state and outcome[b] = steps (ran through, until record_step says otherwise).
+    (integrators.total_energy with the rollout's Step record: its parameter
+    rows and workspace), C_TIME = 0; q_out[b, 0], qd_out[b, 0] the state and
+    outcome[b] = steps (ran through, until record_step says otherwise).
     """
-    control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, params,
-                                                                  limits, workspace)
+    control[C_REFERENCE], control[C_KINETIC_SCALE] = total_energy(model, q, qd, step)
     control[C_TIME] = 0.0
     q_out[b, 0] = q
     qd_out[b, 0] = qd
     outcome[b] = q_out.shape[1] - 1
 
 
-@kernel
+@kernel(inline=True)   # returns a record of 20 arrays
+def lane_step(rows, lane_params, wrenches, limits, workspace, j):
+    """Return lane j's integrators.Step record: its effort row and parameter rows (ABA's)."""
+    return Step(read_only(rows[R_EFFORT, j]), read_only(lane_params[j]), wrenches, limits, False,
+                workspace)
+
+
+@kernel(inline=True)   # per step: a call would count references of its 5 arrays
 def record_step(q_out, qd_out, outcome, b, k, status, q, qd):
     """
     Write rollout b's state (q, qd) after step k, or its refusal of step k (status != DONE).
@@ -186,26 +205,28 @@ def rollout_lanes_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref
     each compiles only where it is used (on a cold cache 60 s of CPU for this
     one, 41 s for rollout_batch).
     """
+    rollouts = Rollouts(feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out,
+                        outcome)
     batch = q0.shape[0]
     first = DONE
     for start in range(0, batch, LANES):
-        status = rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref,
-                               template, q_out, qd_out, outcome, start, min(LANES, batch - start))
+        status = rollout_group(model, q0, qd0, rollouts, start, min(LANES, batch - start))
         if first == DONE:
             first = status
     return first
 
 
 @kernel
-def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template,
-                  q_out, qd_out, outcome, start, count):
+def rollout_group(model, q0, qd0, rollouts, start, count):
     """
     Roll out rows start .. start + count - 1 (count <= LANES) of rollouts.kernels.rollout_batch.
 
-    Its arguments and results for those rows, the group's forward dynamics
-    in vector lanes (rollouts/lanes.py); lanes past ``count`` repeat the last
-    row and are not written. Return 0 or the first refused row's status.
+    Its arguments (the Rollouts record ``rollouts``) and results for those
+    rows, the group's forward dynamics in vector lanes (rollouts/lanes.py);
+    lanes past ``count`` repeat the last row and are not written. Return 0
+    or the first refused row's status.
     """
+    feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out, outcome = rollouts
     n = q0.shape[1]
     steps = q_out.shape[1] - 1
     dt, rk4, limits = template[C_DT], template[C_RK4] != 0.0, template[C_LIMITS] != 0.0
@@ -228,7 +249,8 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
         lane_params[j] = params[b]
         rows[R_Q, j], rows[R_QD, j] = q0[b], qd0[b]
         start_rollout(model, rows[R_Q, j], rows[R_QD, j], controls[j],
-                      read_only(lane_params[j]), limits, workspace, q_out, qd_out, outcome, b)
+                      lane_step(rows, lane_params, wrenches, limits, workspace, j),
+                      q_out, qd_out, outcome, b)
     running = count
     for k in range(steps):
         for j in range(LANES):
@@ -251,9 +273,9 @@ def rollout_group(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
                 q_next, qd_next = rows[R_STAGE_Q, j], rows[R_STAGE_QD, j]
                 for i in range(n):
                     q_next[i], qd_next[i] = lanes[L_Q_NEXT, i, j], lanes[L_QD_NEXT, i, j]
-                result = accepted_step(model, rows[R_Q, j], rows[R_QD, j], forced[j],
-                                       controls[j], read_only(lane_params[j]), limits,
-                                       workspace, q_next, qd_next)
+                result = accepted_step(model, rows[R_Q, j], rows[R_QD, j],
+                                       lane_step(rows, lane_params, wrenches, limits, workspace,
+                                                 j), forced[j], controls[j], q_next, qd_next)
             record_step(q_out, qd_out, outcome, b, k, result, rows[R_Q, j], rows[R_QD, j])
             if result != DONE:
                 refusal[j] = result

@@ -25,8 +25,9 @@ rows (LANES, n) (a rollout per row), work (nb, NABA, LANES).
 
 import numpy as np
 from ros_dynamics.kernels.aba import aba_into
-from ros_dynamics.kernels.integrators import (DONE, euler_state, joint_torques_into, NON_FINITE,
-                                              rk4_state, stage_state, velocity_stage)
+from ros_dynamics.kernels.integrators import (DONE, euler_state, NON_FINITE, rk4_state,
+                                              stage_state, velocity_stage)
+from ros_dynamics.kernels.joint_torques import joint_torques_into
 from ros_dynamics.multibody.layouts import (L_K1, L_K2, L_K3, L_K4, L_Q, L_Q_NEXT, L_QD, L_QD_NEXT,
                                             L_QDS, L_QS, L_TAU, R_EFFORT, R_QDD, R_STAGE_Q,
                                             R_STAGE_QD, R_TAU)
@@ -35,13 +36,13 @@ from ros_dynamics.runtime.lanes import as_lanes, LANES
 from ros_dynamics.runtime.views import read_only
 
 
-@kernel
+@kernel(inline=True)   # per stage: a call would count references of its arrays
 def group_accelerations(model, q, qd, params, limits, lane_tau, lane_work, rows, workspace, qdd,
                         singular):
     """
     Write qdd (n, LANES) at the stage states (q, qd) (n, LANES); singular[j] = -1 or lane j's body.
 
-    The joint torques of lane j (integrators.joint_torques_into, its own
+    The joint torques of lane j (joint_torques.joint_torques_into, its own
     ``params[j]`` and rows[R_EFFORT, j]) go to the group's ABA; ``workspace``
     (block_parts, zero body forces) serves the lane-by-lane ABA when the
     group's exits early (a singular lane), so that each lane gets the
@@ -70,7 +71,7 @@ def group_accelerations(model, q, qd, params, limits, lane_tau, lane_work, rows,
             qdd[i, j] = rows[R_QDD, j, i]
 
 
-@kernel
+@kernel(inline=True)   # per stage: a call would count references of its arrays
 def group_advance(model, params, dt, rk4, limits, lanes, lane_work, rows, workspace, singular,
                   status):
     """

@@ -282,6 +282,19 @@ def nv_of(model):
 
 
 @kernel
+def one_dof_joints(model):
+    """
+    Return True if every joint has one position and one velocity coordinate (nq = nv).
+
+    The model-level flag set at pack time (H_ROTATIONS, the count of joints
+    of several coordinates, is zero): such a model takes ABA's joint-aligned
+    path for every body and the plain q + h v of the integrators, with no
+    per-joint test of the joint's size in the passes.
+    """
+    return model[model.shape[0] - 1, H_ROTATIONS] == 0.0
+
+
+@kernel
 def gravity_of(model):
     """Return the gravity vector (root frame) as a tuple."""
     nb = model.shape[0] - 1
@@ -531,7 +544,7 @@ def bad_positions(model, q):
     """
     if bad_vector(q, nq_of(model)):
         return True
-    if model[model.shape[0] - 1, H_ROTATIONS] == 0.0:   # one-dof joints only
+    if one_dof_joints(model):
         return False
     for i in range(body_count(model)):
         jtype = model[i, COL_JTYPE]

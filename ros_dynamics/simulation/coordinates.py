@@ -9,7 +9,7 @@ stop reads the position of its one-dof joint, which sits at another index
 of q once a floating, planar or ball joint precedes it (docs/conventions.md:
 Pinocchio's layout). ``LimitCoordinates`` holds that map and the limits per
 velocity coordinate (the stops' torques and energy are the compiled
-step's law: integrators.add_stop_torques and spring_energy);
+step's law: joint_torques.add_stop_torques and spring_energy);
 ``validated_positions`` checks and normalises a q given by a user (a
 quaternion or planar (cos, sin) is scaled to unit length, a zero one
 refused).

@@ -365,7 +365,7 @@ class Simulator:
         """
         Return the total joint torque (nv,): effort - damping - friction + limit stops.
 
-        q (nq,), qd (nv,); the compiled steps' law (integrators.joint_torques_into).
+        q (nq,), qd (nv,); the compiled steps' law (joint_torques.joint_torques_into).
         """
         return self._torques(q, qd, 0)
 
