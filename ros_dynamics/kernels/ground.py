@@ -72,6 +72,7 @@ from ros_dynamics.multibody.layouts import (C_COUNT, C_DT, C_WRENCHES, G_COUNT, 
                                             P_POINT, P_RADIUS, POSE_P, POSE_R)
 from ros_dynamics.multibody.spatial import add, load3, load9, mat_vec
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, state_entry, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 
 @kernel
@@ -301,6 +302,7 @@ def ground_steps(model, q, qd, effort, block, count):
     energy grew) or -(k + 1) (singular mass matrix), with (q, qd) and the
     time at the last good step.
     """
+    model, q, qd, effort, block, count = borrowed((model, q, qd, effort, block, count))
     control, params, wrenches, workspace, q_next, qd_next = block_parts(
         block, q.shape[0], qd.shape[0], body_count(model))
     ground = ground_of(block, model, qd.shape[0])

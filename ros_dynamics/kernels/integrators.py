@@ -50,7 +50,7 @@ from ros_dynamics.multibody.layouts import (C_COUNT, C_DENSE, C_DT, C_ENERGY, C_
                                             NCLOSURE_HEADER, NCONTROL, NKINEMATICS, NPARAMS, NPOSE,
                                             NSPATIAL, NWRENCH, WRENCH_FORCE)
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, state_entry, STATUS
-from ros_dynamics.runtime.views import read_only
+from ros_dynamics.runtime.views import borrowed, read_only
 
 # the parameter rows (PARAMS_LAYOUT), the wrench rows (WRENCH_LAYOUT) and the control array
 # (CONTROL_LAYOUT) are declared in layouts.py
@@ -84,6 +84,7 @@ def simulator_torques(q, qd, effort, block, stops_only, tau):
     joint_torques_into with the effort (nv,) and the block's C_LIMITS; 1: the
     stops' torques only (add_stop_torques, whatever C_LIMITS says).
     """
+    q, qd, effort, block, stops_only, tau = borrowed((q, qd, effort, block, stops_only, tau))
     params = block_params(block, qd.shape[0])
     if stops_only:
         tau[:] = 0.0
@@ -102,6 +103,7 @@ def simulator_energy(model, q, qd, block, scratch, out):
     (nb (NKINEMATICS + 12)) is overwritten, not the block's workspace
     (a caller on another thread than the steps'). Simulator.energy.
     """
+    model, q, qd, block, scratch, out = borrowed((model, q, qd, block, scratch, out))
     nb = body_count(model)
     params = block_params(block, qd.shape[0])
     work = scratch[:nb * NKINEMATICS].reshape((nb, NKINEMATICS))
@@ -376,6 +378,7 @@ def simulation_steps(model, q, qd, effort, block, count):
     -(k + 1) for a singular mass matrix at k, with (q, qd) and the time at
     the last good step.
     """
+    model, q, qd, effort, block, count = borrowed((model, q, qd, effort, block, count))
     return steps_of(model, q, qd, effort, block, count, None)
 
 
@@ -393,6 +396,7 @@ def constrained_steps(model, q, qd, effort, block, count):
     configuration) or ENERGY_GREW, or -(k + 1) when the KKT matrix is
     singular (zero pivot at k), with (q, qd) and the time at the last good step.
     """
+    model, q, qd, effort, block, count = borrowed((model, q, qd, effort, block, count))
     n = qd.shape[0]
     start = block_size(n, body_count(model), int(block[C_WRENCHES]))
     return steps_of(model, q, qd, effort, block, count, chain_parts(block, start, n))

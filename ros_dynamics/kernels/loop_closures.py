@@ -42,6 +42,7 @@ from ros_dynamics.multibody.layouts import (CL_BODY_A, CL_BODY_B, CL_FRAME_A, CL
                                             NCLOSURE, NCLOSURE_HEADER, NKINEMATICS, NPOSE, POSE_P)
 from ros_dynamics.multibody.spatial import load3, mat_mat, mat_t
 from ros_dynamics.runtime.jit import IN1, IN2, kernel, OUT1, STATUS
+from ros_dynamics.runtime.views import borrowed
 
 ZERO3 = (0.0, 0.0, 0.0)
 
@@ -271,6 +272,7 @@ def closure_terms(model, q, qd, data, scratch):
     ``data``: a chain's data (chain_size, ClosedChain.compiled_data);
     ``scratch`` (scratch_size) is overwritten. ClosedChain.residual, jacobian, bias.
     """
+    model, q, qd, data, scratch = borrowed((model, q, qd, data, scratch))
     nb = body_count(model)
     start = nb * NABA
     work = scratch[start:start + nb * NKINEMATICS].reshape((nb, NKINEMATICS))
@@ -290,6 +292,8 @@ def kkt_system(model, q, qd, tau, fext, data, scratch, solve):
     singular column, as the simulator's step; with 0 return -1 with the
     matrix and right-hand side as assembled. ClosedChain.forward_dynamics.
     """
+    (model, q, qd, tau, fext, data, scratch, solve) = borrowed(
+        (model, q, qd, tau, fext, data, scratch, solve))
     n, nb = qd.shape[0], body_count(model)
     chain = chain_parts(data, 0, n)
     work = scratch[:nb * NABA].reshape((nb, NABA))

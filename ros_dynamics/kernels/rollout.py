@@ -39,7 +39,7 @@ from ros_dynamics.multibody.layouts import (C_DT, C_KINETIC_SCALE, C_LIMITS, C_R
                                             R_Q, R_QD, R_STAGE_Q, R_STAGE_QD)
 from ros_dynamics.runtime.jit import IN1, IN2, IN3, kernel, OUT1, OUT3, STATUS
 from ros_dynamics.runtime.lanes import LANES
-from ros_dynamics.runtime.views import read_only
+from ros_dynamics.runtime.views import borrowed, read_only
 
 
 # rollout_batch's arguments after the initial states, as one named record for the compiled
@@ -89,6 +89,9 @@ def rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_r
     which it was refused (its states from k + 1 on are NaN). Return 0, or
     the first refused rollout's status (integrators.simulation_steps).
     """
+    (model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out,
+     outcome) = borrowed((model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref,
+                          template, q_out, qd_out, outcome))
     return rollouts_of(model, q0, qd0, Rollouts(feedforward, params, limit, gains, q_ref, qd_ref,
                                                 template, q_out, qd_out, outcome), None)
 
@@ -102,6 +105,9 @@ def ground_rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_re
     Each rollout steps by contacts/ground_kernel.ground_checked_step (the
     Simulator's step with a Ground), from zero impulses (no warm start).
     """
+    (model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out,
+     outcome) = borrowed((model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref,
+                          template, q_out, qd_out, outcome))
     return rollouts_of(model, q0, qd0, Rollouts(feedforward, params, limit, gains, q_ref, qd_ref,
                                                 template, q_out, qd_out, outcome), 1.0)
 
@@ -205,6 +211,9 @@ def rollout_lanes_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref
     each compiles only where it is used (on a cold cache 60 s of CPU for this
     one, 41 s for rollout_batch).
     """
+    (model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out,
+     outcome) = borrowed((model, q0, qd0, feedforward, params, limit, gains, q_ref, qd_ref,
+                          template, q_out, qd_out, outcome))
     rollouts = Rollouts(feedforward, params, limit, gains, q_ref, qd_ref, template, q_out, qd_out,
                         outcome)
     batch = q0.shape[0]
