@@ -14,8 +14,8 @@ Views of arrays for compiled code: the same data, other types or ownership (no c
   decrement each); a view without an owner (a null meminfo, as ``carray``
   makes) skips them. The caller holds the arrays until the entry point
   returns, so the views stay valid for the call: never return one or keep it
-  past the call. Measured: Panda's inverse dynamics over 1000 states 0.575 ->
-  0.471 us a state, Talos reduced's 1.88 -> 1.76 (benchmarks/RESULTS.md).
+  past the call. The batch entry points borrow their arrays on their first line
+  (benchmarks/bench_call_mechanism.py measures what it saves).
 """
 
 from numba import types
