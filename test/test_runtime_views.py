@@ -33,7 +33,8 @@ def test_borrowed_views_read_the_same_data_and_pass_other_values_through():
 
 
 def test_an_entry_point_on_borrowed_arrays_keeps_python_reference_counts():
-    """1000 batch calls leave the arguments' reference counts as they were; results agree.
+    """
+    1000 batch calls leave the arguments' reference counts as they were; results agree.
 
     (Nothing leaked or released twice; the results equal the single-state path's.)
     """
