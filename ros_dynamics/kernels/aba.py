@@ -86,15 +86,27 @@ def aba_into(model, q, qd, tau, fext, work, qdd):
     pass atomic reference counts of its arrays (measured +10 % on UR5).
     """
     if one_dof_joints(model):   # pack-time flag: passes with no call that takes an array
-        one_dof_velocities(model, q, qd, fext, work)
-        singular = one_dof_articulated(model, tau, work)
-        if singular < 0:
-            one_dof_accelerations(model, work, qdd)
-        return singular
+        return one_dof_aba_into(model, q, qd, tau, fext, work, qdd)
     aba_velocities(model, q, qd, fext, work)
     singular = aba_articulated(model, tau, work)
     if singular < 0:
         aba_accelerations(model, work, qdd)
+    return singular
+
+
+@kernel(inline=True)   # in aba_into: a call would count references of its arrays
+def one_dof_aba_into(model, q, qd, tau, fext, work, qdd):
+    """
+    Return aba_into for a model of one-dof joints only (joints.one_dof_joints): one_dof_ passes.
+
+    The rollouts' lanes call it directly (their models have one-dof joints
+    only), so that the passes for joints of several coordinates are not
+    compiled for lanes.
+    """
+    one_dof_velocities(model, q, qd, fext, work)
+    singular = one_dof_articulated(model, tau, work)
+    if singular < 0:
+        one_dof_accelerations(model, work, qdd)
     return singular
 
 

@@ -77,7 +77,7 @@ def composite_inertias(model, work):
             add_inertia(work, parent, m, h, ibar)
 
 
-@kernel(inline=True)
+@kernel
 def crba_into(model, q, work, mass):
     """
     Write the (nv, nv) mass matrix H(q) into ``mass``; ``work`` (nb, >= NCRBA) is overwritten.
@@ -94,7 +94,7 @@ def crba_into(model, q, work, mass):
         ancestor_crba(model, work, mass)
 
 
-@kernel(inline=True)
+@kernel
 def crba_from_transforms(model, work, mass):
     """``crba_into`` on the body transforms already in ``work`` (W_ROT, W_POS: a pass's)."""
     if subtrees_contiguous(model):

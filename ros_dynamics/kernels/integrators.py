@@ -21,7 +21,7 @@ velocities (manifold.add_bracket). Without them the scheme is of order 2
 on rotations (measured: the error falls 4x per halved step on a tumbling
 body, 16x with them). For one-dof joints the brackets vanish and
 q (+) h v = q + h v: the same floating-point operations as the plain RK4
-on (q, qd), which ``plain_rk4`` takes for models of one-dof joints only (the
+on (q, qd), which ``rk4_stage`` takes for models of one-dof joints only (the
 pack-time flag joints.one_dof_joints).
 ``simulation_steps`` runs ``count`` such steps and the simulator's energy
 health check after each one (no input applied: the total energy may not grow
@@ -211,85 +211,104 @@ def advance(model, q, qd, step, dt, rk4, q_next, qd_next, chain):
     Write the state one step of ``dt`` after (q, qd) into (q_next, qd_next).
 
     RK4 or semi-implicit Euler (qd+ = qd + dt qdd, q+ = q (+) dt qd+) on
-    the manifold (module docstring): ``manifold_rk4``, or ``plain_rk4`` when
-    every joint has one coordinate (joints.one_dof_joints, the pack-time
-    flag), the same floating-point operations on fewer loops. Return 0; 1
+    the manifold (module docstring): RKMK4, or the classical RK4 when every
+    joint has one coordinate (joints.one_dof_joints, the pack-time flag), the
+    same floating-point operations on fewer loops. Each stage's point goes to
+    the workspace (``rk4_stage``) and its slope comes from one
+    ``acceleration_into`` (compiled once, not once per stage). Return 0; 1
     if the new state is not finite; -(k + 1) if the mass matrix (with
     ``chain``: the KKT matrix) is singular at index k.
     """
-    k1 = step.workspace[6]
-    singular = acceleration_into(model, q, qd, step, k1, chain)
+    k1, k2, k3, k4, qs, qds = step.workspace[6:12]
+    plain = one_dof_joints(model)
+    singular = -1
+    for stage in range(4 if rk4 else 1):
+        slope = rk4_stage(model, q, qd, step, dt, stage, plain, q_next, qd_next)
+        singular = max(singular, acceleration_into(model, qs, qds, step, slope, chain))
+        if singular >= 0 and stage == 0:
+            break
     if singular >= 0:
         return -(singular + 1)
     if not rk4:
         velocity_stage(qd, dt, k1, qd_next)
         integrate_into(model, q, qd_next, dt, q_next)
-    elif one_dof_joints(model):
-        singular = plain_rk4(model, q, qd, step, dt, q_next, qd_next, chain)
+    elif plain:
+        rk4_state(q, qd, dt, k1, k2, k3, k4, q_next, qd_next)
     else:
-        singular = manifold_rk4(model, q, qd, step, dt, q_next, qd_next, chain)
-    if singular >= 0:
-        return -(singular + 1)
+        rkmk4_state(model, q, qd, step, dt, q_next, qd_next)
     return DONE if finite_state(q_next, qd_next) else NON_FINITE
 
 
 @kernel(inline=True)   # a record of 20 arrays: a call would copy them
-def manifold_rk4(model, q, qd, step, dt, q_next, qd_next, chain):
+def rk4_stage(model, q, qd, step, dt, stage, plain, q_next, qd_next):
     """
-    Write RKMK4's new state from the first slope k1 (the workspace's); return -1 or singular.
+    Write the point (qs, qds) of RK4's ``stage`` (0-3) into the workspace; return its slope.
 
-    RKMK4 (body velocities, so the brackets' signs are those of q' = q v):
-    v_1 = qd, v_i = qd + h_i a_(i-1) with a_i = FD(q_i, v_i) and q_1 = q,
-    q_2 = q (+) dt/2 v_1, q_3 = q (+) (dt/2 v_2 + dt^2/8 [v_1, v_2]),
-    q_4 = q (+) dt v_3; then q+ = q (+) (dt/6 (v_1 + 2 v_2 + 2 v_3 + v_4)
-    + dt^2/12 [v_1, v_4]) and qd+ = qd + dt/6 (a_1 + 2 a_2 + 2 a_3 + a_4).
+    The slope (k1 .. k4, nv) is the array the stage's accelerations go to.
+    Stage 0 is (q, qd) itself. The classical RK4 (``plain``) takes
+    (q + h slope_q, qd + h slope_qd) with h = dt/2, dt/2, dt, keeping qd_2 in
+    q_next and qd_3 in qd_next (nq = nv), as the rollouts' lanes take them
+    (rollout_lanes.group_advance). RKMK4 (body velocities, so the brackets'
+    signs are those of q' = q v): v_1 = qd, v_i = qd + h_i a_(i-1) with
+    a_i = FD(q_i, v_i) and q_1 = q, q_2 = q (+) dt/2 v_1, q_3 = q (+)
+    (dt/2 v_2 + dt^2/8 [v_1, v_2]), q_4 = q (+) dt v_3, keeping v_2 and v_3
+    for ``rkmk4_state``.
     """
     k1, k2, k3, k4, qs, qds, v2, v3 = step.workspace[6:]
     h = 0.5 * dt
-    velocity_stage(qd, h, k1, v2)
-    integrate_into(model, q, qd, h, qs)
-    singular = acceleration_into(model, qs, v2, step, k2, chain)
-    velocity_stage(qd, h, k2, v3)
-    for i in range(qd.shape[0]):
-        qds[i] = v2[i]
-    add_bracket(model, qd, v2, 0.25 * dt, qds)
-    integrate_into(model, q, qds, h, qs)
-    singular = max(singular, acceleration_into(model, qs, v3, step, k3, chain))
+    if stage == 0:
+        copy_into(q, qs)
+        copy_into(qd, qds)
+        return k1
+    if plain:
+        if stage == 1:
+            stage_state(q, qd, h, qd, k1, qs, qds)
+            velocity_stage(qd, h, k1, q_next)   # qd2, kept for the position update
+            return k2
+        if stage == 2:
+            stage_state(q, qd, h, q_next, k2, qs, qds)
+            velocity_stage(qd, h, k2, qd_next)  # qd3
+            return k3
+        stage_state(q, qd, dt, qd_next, k3, qs, qds)
+        return k4
+    if stage == 1:
+        velocity_stage(qd, h, k1, v2)
+        integrate_into(model, q, qd, h, qs)
+        copy_into(v2, qds)
+        return k2
+    if stage == 2:
+        velocity_stage(qd, h, k2, v3)
+        copy_into(v2, qds)
+        add_bracket(model, qd, v2, 0.25 * dt, qds)
+        integrate_into(model, q, qds, h, qs)
+        copy_into(v3, qds)
+        return k3
     velocity_stage(qd, dt, k3, qds)   # v4
     integrate_into(model, q, v3, dt, qs)
-    singular = max(singular, acceleration_into(model, qs, qds, step, k4, chain))
-    if singular >= 0:
-        return singular
+    return k4
+
+
+@kernel(inline=True)   # a record of 20 arrays: a call would copy them
+def rkmk4_state(model, q, qd, step, dt, q_next, qd_next):
+    """
+    Write RKMK4's new state from the stages' slopes and velocities (``rk4_stage``).
+
+    q+ = q (+) (dt/6 (v_1 + 2 v_2 + 2 v_3 + v_4) + dt^2/12 [v_1, v_4]) and
+    qd+ = qd + dt/6 (a_1 + 2 a_2 + 2 a_3 + a_4), v_4 in qds.
+    """
+    k1, k2, k3, k4, qs, qds, v2, v3 = step.workspace[6:]
     for i in range(qd.shape[0]):   # the mean velocity, in the order of the plain RK4's sum
         v2[i] = qd[i] + 2.0 * v2[i] + 2.0 * v3[i] + qds[i]
         qd_next[i] = qd[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
     add_bracket(model, qd, qds, 0.5 * dt, v2)
     integrate_into(model, q, v2, dt / 6.0, q_next)
-    return -1
 
 
-@kernel(inline=True)   # a record of 20 arrays: a call would copy them
-def plain_rk4(model, q, qd, step, dt, q_next, qd_next, chain):
-    """
-    Write the classical RK4's new state on x = (q, qd) from k1; return -1 or the singular index.
-
-    For one-dof joints only (q (+) h v = q + h v, no brackets): manifold_rk4's
-    arithmetic, stage states as (q + h slope_q, qd + h slope_qd) in one loop,
-    as the rollouts' lanes take them (rollout_lanes.group_advance).
-    """
-    k1, k2, k3, k4, qs, qds = step.workspace[6:12]
-    h = 0.5 * dt
-    stage_state(q, qd, h, qd, k1, qs, qds)
-    singular = acceleration_into(model, qs, qds, step, k2, chain)
-    velocity_stage(qd, h, k1, q_next)   # qd2, kept for the position update
-    stage_state(q, qd, h, q_next, k2, qs, qds)
-    singular = max(singular, acceleration_into(model, qs, qds, step, k3, chain))
-    velocity_stage(qd, h, k2, qd_next)  # qd3
-    stage_state(q, qd, dt, qd_next, k3, qs, qds)
-    singular = max(singular, acceleration_into(model, qs, qds, step, k4, chain))
-    if singular < 0:
-        rk4_state(q, qd, dt, k1, k2, k3, k4, q_next, qd_next)
-    return singular
+@kernel
+def copy_into(x, out):
+    """Copy the vector x (n,) into out (n,)."""
+    for i in range(x.shape[0]):
+        out[i] = x[i]
 
 
 @kernel

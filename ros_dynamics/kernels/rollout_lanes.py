@@ -6,7 +6,7 @@ The simulator's step for LANES rollouts at once, their forward dynamics in vecto
 
 A group of LANES rollouts (4: AVX2's four float64) advances step by step
 together. Each step is integrators.checked_step for each rollout, with the
-forward dynamics of every stage evaluated once for the group: aba.aba_into
+forward dynamics of every stage evaluated once for the group: aba.one_dof_aba_into
 compiled for LaneArrays of the stage states (_lanes.py), which gives in each
 lane bit for bit the scalar kernel's result, for about a third of its time
 per state. The stage states and the RK4 update run on Lanes through the
@@ -24,7 +24,7 @@ rows (LANES, n) (a rollout per row), work (nb, NABA, LANES).
 """
 
 import numpy as np
-from ros_dynamics.kernels.aba import aba_into
+from ros_dynamics.kernels.aba import aba_into, one_dof_aba_into
 from ros_dynamics.kernels.integrators import (DONE, euler_state, NON_FINITE, rk4_state,
                                               stage_state, velocity_stage)
 from ros_dynamics.kernels.joint_torques import joint_torques_into
@@ -59,8 +59,8 @@ def group_accelerations(model, q, qd, params, limits, lane_tau, lane_work, rows,
     for i in range(n):
         for j in range(LANES):
             lane_tau[i, j] = tau[j, i]
-    if aba_into(model, as_lanes(q), as_lanes(qd), as_lanes(lane_tau), None, as_lanes(lane_work),
-                as_lanes(qdd)) < 0:
+    if one_dof_aba_into(model, as_lanes(q), as_lanes(qd), as_lanes(lane_tau), None,
+                        as_lanes(lane_work), as_lanes(qdd)) < 0:
         return
     work, forces = workspace[0], read_only(workspace[2])
     for j in range(LANES):

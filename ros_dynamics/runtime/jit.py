@@ -296,10 +296,12 @@ def kernel(function: Callable = None, *, parallel: bool = False,
     Compile ``function`` with numba (nopython, GIL released, cached in CACHE_DIR).
 
     Helpers (no ``signatures``) are compiled as part of the kernels that call
-    them; ``inline`` inlines one into its callers at numba IR level (LLVM
-    leaves large helpers as calls, each with atomic reference-count updates
-    of its array arguments; measured worth it for the CRBA chain only, and it
-    costs compile time). Entry points called from Python list their ``signatures``: they are
+    them, once per argument types (``_compiled_for_types``); ``inline``
+    inlines one into its callers at numba IR level (LLVM leaves large helpers
+    as calls, each with atomic reference-count updates of its array
+    arguments). Each call site of an inlined helper is typed and compiled
+    again: keep to one per kernel where a loop allows (integrators.advance's
+    stages share one). Entry points called from Python list their ``signatures``: they are
     compiled for exactly those on first use (``ensure_compiled``) and never
     for anything else, so a call with other argument types (a list, float32,
     a non-contiguous or 2-D array) raises TypeError at once instead of
@@ -315,10 +317,30 @@ def kernel(function: Callable = None, *, parallel: bool = False,
             dispatcher.entry_signatures = tuple(signatures)
             dispatcher.entry_ready = False
             dispatcher._can_compile = False   # numba's switch behind disable_compile()
+        elif not inline:
+            _compiled_for_types(dispatcher)
         return dispatcher
     if function is None:
         return compile_
     return compile_(function)
+
+
+def _compiled_for_types(dispatcher) -> None:
+    """
+    Make compiled callers specialise the helper ``dispatcher`` on argument types, not values.
+
+    numba compiles a helper once per call site's argument types, and a
+    constant argument (a layout's column, a flag) types as its literal value:
+    ``load3(model, i, TREE_P)`` and ``load3(model, i, AXIS)`` were two
+    compilations. Typed by their plain types they share one; LLVM inlines the
+    helper and folds the constant as before.
+    """
+    template_of = dispatcher.get_call_template   # numba's Dispatcher API for compiled callers
+
+    def get_call_template(args, kws):
+        return template_of(tuple(types.unliteral(a) for a in args),
+                           {key: types.unliteral(value) for key, value in kws.items()})
+    dispatcher.get_call_template = get_call_template
 
 
 def _cached_compile(decorator: Callable, python_function: Callable, *args, **options):
