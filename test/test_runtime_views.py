@@ -13,7 +13,7 @@ import pytest
 from ros_dynamics import RobotModel
 from ros_dynamics.kernels.rnea import inverse_dynamics_batch
 from ros_dynamics.runtime.jit import ensure_compiled
-from ros_dynamics.runtime.views import borrowed
+from ros_dynamics.runtime.views import borrowed, keep
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PANDA = os.path.join(ROOT, 'urdf', 'panda_arm.urdf')
@@ -30,6 +30,24 @@ def test_borrowed_views_read_the_same_data_and_pass_other_values_through():
     a, b = np.arange(5.0), np.ones((2, 3))
     total, scale = _borrowed_sum(a, 2.0, b)
     assert total == 26.0 and scale == 2.0
+
+
+@numba.njit
+def _sum_of_kept_ones(n):
+    """Return 50 sums of a borrowed view of n ones, allocating an array of -1 before each."""
+    owner = np.full(n, 1.0)
+    (view,) = borrowed((owner,))
+    total = 0.0
+    for _ in range(50):
+        other = np.full(n, -1.0)   # would reuse the owner's memory, were it released
+        total += view.sum() + 0.0 * other[0]
+    keep(owner)
+    return total
+
+
+def test_keep_holds_the_owner_of_views_a_kernel_borrows():
+    """Without keep(owner) numba frees the owner after borrowed() (here: -50000.0)."""
+    assert _sum_of_kept_ones(1000) == 50000.0
 
 
 def test_an_entry_point_on_borrowed_arrays_keeps_python_reference_counts():

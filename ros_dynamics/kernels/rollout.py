@@ -39,7 +39,7 @@ from ros_dynamics.multibody.layouts import (C_DT, C_KINETIC_SCALE, C_LIMITS, C_R
                                             R_Q, R_QD, R_STAGE_Q, R_STAGE_QD)
 from ros_dynamics.runtime.jit import IN1, IN2, IN3, kernel, OUT1, OUT3, STATUS
 from ros_dynamics.runtime.lanes import LANES
-from ros_dynamics.runtime.views import borrowed, read_only
+from ros_dynamics.runtime.views import borrowed, keep, read_only
 
 
 # rollout_batch's arguments after the initial states, as one named record for the compiled
@@ -123,9 +123,13 @@ def rollouts_of(model, q0, qd0, batch, ground):
     nq, n = q0.shape[1], qd0.shape[1]
     steps = q_out.shape[1] - 1
     first = DONE
-    effort = np.empty(n)
+    size = template.shape[0]
+    owner = np.empty(size + nq + 2 * n)   # a rollout's block, state and effort, reused
+    (scratch,) = borrowed((owner,))
+    block, effort = scratch[:size], scratch[size + nq + n:]
+    q, qd = scratch[size:size + nq], scratch[size + nq:size + nq + n]
     for b in range(q0.shape[0]):
-        block = template.copy()
+        block[:] = template
         block[NCONTROL:NCONTROL + NPARAMS * n] = params[b].ravel()
         control, rows, wrenches, workspace, q_next, qd_next = block_parts(block, nq, n,
                                                                           body_count(model))
@@ -133,7 +137,8 @@ def rollouts_of(model, q0, qd0, batch, ground):
         if ground is not None:
             parts = ground_of(block, model, n)
             parts[2][:, :] = 0.0   # the impulses: no warm start, as Simulator.reset
-        q, qd = q0[b].copy(), qd0[b].copy()
+        q[:] = q0[b]
+        qd[:] = qd0[b]
         start_rollout(model, q, qd, control, step_of(control, read_only(effort), rows, wrenches,
                                                      workspace), q_out, qd_out, outcome, b)
         ff = feedforward[0 if feedforward.shape[0] == 1 else b]
@@ -154,6 +159,7 @@ def rollouts_of(model, q0, qd0, batch, ground):
                 if first == DONE:
                     first = status
                 break
+    keep(owner)
     return first
 
 

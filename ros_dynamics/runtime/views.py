@@ -16,6 +16,9 @@ Views of arrays for compiled code: the same data, other types or ownership (no c
   returns, so the views stay valid for the call: never return one or keep it
   past the call. The batch entry points borrow their arrays on their first line
   (benchmarks/bench_call_mechanism.py measures what it saves).
+- ``keep(owner)``: a kernel that borrows an array it allocated itself holds
+  the owner until this call (numba releases a variable after its last use);
+  the scalar rollouts borrow their per-rollout scratch this way.
 """
 
 from numba import types
@@ -53,3 +56,17 @@ def borrowed(typingctx, values):
             items.append(item)
         return context.make_tuple(builder, signature.return_type, items)
     return values(values), codegen
+
+
+@intrinsic
+def keep(typingctx, owner):
+    """
+    Use ``owner`` here, doing nothing: the owner of borrowed views stays alive up to this call.
+
+    numba releases a variable after its last use; a kernel that borrows
+    arrays it allocated itself (``borrowed``) calls keep(owner) after the
+    last use of the views.
+    """
+    def codegen(context, builder, signature, arguments):
+        return context.get_dummy_value()
+    return types.none(owner), codegen
