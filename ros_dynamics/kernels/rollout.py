@@ -245,18 +245,15 @@ def rollout_group(model, q0, qd0, rollouts, start, count):
     n = q0.shape[1]
     steps = q_out.shape[1] - 1
     dt, rk4, limits = template[C_DT], template[C_RK4] != 0.0, template[C_LIMITS] != 0.0
-    block = template.copy()
+    owners = (template.copy(), np.empty((LANES, NCONTROL)), np.empty((LANES, NPARAMS, n)),
+              np.empty((NLANE_ROWS, LANES, n)), np.empty((NLANE_STATES, n, LANES)),
+              np.empty((body_count(model), NABA, LANES)), np.empty((4, LANES), np.int64),
+              np.empty(LANES, np.int64), np.zeros(LANES, np.bool_),
+              np.full(LANES, DONE, np.int64))
+    (block, controls, lane_params, rows, lanes, lane_work, singular, status, forced,
+     refusal) = borrowed(owners)
     _, _, wrenches, workspace, _, _ = block_parts(block, n, n, body_count(model))
     zero_body_forces(workspace)
-    controls = np.empty((LANES, NCONTROL))
-    lane_params = np.empty((LANES, NPARAMS, n))
-    rows = np.empty((NLANE_ROWS, LANES, n))
-    lanes = np.empty((NLANE_STATES, n, LANES))
-    lane_work = np.empty((body_count(model), NABA, LANES))
-    singular = np.empty((4, LANES), np.int64)
-    status = np.empty(LANES, np.int64)
-    forced = np.zeros(LANES, np.bool_)
-    refusal = np.full(LANES, DONE, np.int64)
     shared_ff, shared_ref = feedforward.shape[0] == 1, q_ref.shape[0] == 1
     for j in range(LANES):
         b = start + min(j, count - 1)
@@ -297,7 +294,9 @@ def rollout_group(model, q0, qd0, rollouts, start, count):
                 running -= 1
         if running == 0:
             break
+    first = DONE
     for j in range(count):
-        if refusal[j] != DONE:
-            return refusal[j]
-    return DONE
+        if refusal[j] != DONE and first == DONE:
+            first = refusal[j]
+    keep(owners)
+    return first
