@@ -18,7 +18,7 @@ Views of arrays for compiled code: the same data, other types or ownership (no c
   (benchmarks/bench_call_mechanism.py measures what it saves).
 - ``keep(owner)``: a kernel that borrows an array it allocated itself holds
   the owner until this call (numba releases a variable after its last use);
-  the scalar rollouts borrow their per-rollout scratch this way.
+  the rollouts borrow their scratch this way (kernels/rollout.py).
 """
 
 from numba import types
