@@ -421,7 +421,7 @@ def constrained_steps(model, q, qd, effort, block, count):
     return steps_of(model, q, qd, effort, block, count, chain_parts(block, start, n))
 
 
-@kernel
+@kernel(inline=True)   # one caller per specialisation: compiled (and optimised) once
 def steps_of(model, q, qd, effort, block, count, chain):
     """Run simulation_steps (``chain`` None) or constrained_steps (its chain data)."""
     control, params, wrenches, workspace, q_next, qd_next = block_parts(

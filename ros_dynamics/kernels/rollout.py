@@ -112,7 +112,7 @@ def ground_rollout_batch(model, q0, qd0, feedforward, params, limit, gains, q_re
                                                 template, q_out, qd_out, outcome), 1.0)
 
 
-@kernel
+@kernel(inline=True)   # one caller per specialisation: compiled (and optimised) once
 def rollouts_of(model, q0, qd0, batch, ground):
     """
     Run rollout_batch (``ground`` None) or ground_rollout_batch (``ground`` not None).
@@ -231,7 +231,7 @@ def rollout_lanes_batch(model, q0, qd0, feedforward, params, limit, gains, q_ref
     return first
 
 
-@kernel
+@kernel(inline=True)   # one caller per specialisation: compiled (and optimised) once
 def rollout_group(model, q0, qd0, rollouts, start, count):
     """
     Roll out rows start .. start + count - 1 (count <= LANES) of rollouts.kernels.rollout_batch.
