@@ -177,13 +177,17 @@ class Loop:
     def _wait(self, condition, what: str, timeout: float = TIMEOUT) -> None:
         deadline = time.monotonic() + timeout
         while not condition():
-            for process in self.processes:
-                if process.poll() is not None:
-                    raise RuntimeError(f'a node exited with status {process.returncode} '
-                                       f'while waiting for {what}:\n{self.logs()}')
+            self._exited(what)
             if time.monotonic() > deadline:
                 raise TimeoutError(f'no {what} within {timeout} s:\n{self.logs()}')
             time.sleep(0.01)
+
+    def _exited(self, what: str) -> None:
+        """Raise RuntimeError if a node exited (while waiting for ``what``)."""
+        for process in self.processes:
+            if process.poll() is not None:
+                raise RuntimeError(f'a node exited with status {process.returncode} '
+                                   f'while waiting for {what}:\n{self.logs()}')
 
     def logs(self) -> str:
         """Return the end of what the nodes printed."""
@@ -195,14 +199,18 @@ class Loop:
 
     def call(self, service_type, name: str, request):
         """Call a service of the nodes (waiting for it); return the response."""
+        from ros_dynamics.nodes.clients import answer
         client = self._clients.get(name)
         if client is None:
             client = self._clients[name] = self.node.create_client(service_type, name)
         if not client.wait_for_service(timeout_sec=TIMEOUT):
             raise TimeoutError(f'service {name} not available')
-        future = client.call_async(request)
-        self._wait(future.done, f'an answer from {name}')
-        return future.result()
+        # every request of this demo may be served twice: sent again when the answer is lost
+        response = answer(client, request, TIMEOUT, check=lambda: self._exited(
+            f'an answer from {name}'))
+        if response is None:
+            raise TimeoutError(f'no answer from {name} within {TIMEOUT} s:\n{self.logs()}')
+        return response
 
     def checked(self, service_type, name: str, request) -> str:
         """Call a service; raise RuntimeError unless it succeeded; return its message."""

@@ -25,6 +25,7 @@ import rclpy
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
+from ros_dynamics.nodes.clients import answer, RESEND_AFTER
 
 TIMEOUT = 30.0   # generous: a loaded 2-core machine (load 10-15) slows every process
 START_TIMEOUT = 60.0   # a node's services appear after it has loaded (and compiled) its model
@@ -45,12 +46,18 @@ def installed_executable(name: str, package: str = 'ros_dynamics') -> str:
                             '(and source install/setup.bash)')
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT, what: str = '') -> None:
-    """Poll ``condition`` every 10 ms until true; fail the test after ``timeout`` s."""
+def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT, what: str = '',
+             details: Callable[[], str] = str) -> None:
+    """
+    Poll ``condition`` every 10 ms until true; fail the test after ``timeout`` s.
+
+    ``details()``: appended to the failure (e.g. what the nodes printed).
+    """
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f'timed out after {timeout} s waiting for {what or condition}')
+            raise AssertionError(f'timed out after {timeout} s waiting for '
+                                 f'{what or condition}\n{details()}')
         time.sleep(0.01)
 
 
@@ -170,12 +177,16 @@ class RosClient:
                 raise
 
     def call(self, service_type, name: str, request, timeout: float = TIMEOUT,
-             appear: Optional[float] = None):
+             appear: Optional[float] = None, once: bool = False):
         """
         Call a service (waiting for it first) and return the response.
 
         ``appear``: how long the service may take to appear (s; default the
         longer of ``timeout`` and START_TIMEOUT, a node loading its model).
+        The request is sent again when no answer came within
+        clients.RESEND_AFTER s (Fast DDS drops a response when the server has
+        not matched a new client yet: nodes/clients.py); ``once``: send it
+        once (a request that must not be served twice: a step, a transition).
 
         One client per service, kept for the node's life: destroying a client
         while the spinning thread waits on it leaves rclpy a task that fails
@@ -188,9 +199,10 @@ class RosClient:
         wait = max(timeout, START_TIMEOUT) if appear is None else appear
         if not client.wait_for_service(timeout_sec=wait):
             raise AssertionError(f'service {name} not available after {wait} s')
-        future = client.call_async(request)
-        wait_for(future.done, timeout, f'an answer from {name}')
-        return future.result()
+        response = answer(client, request, timeout, None if once else RESEND_AFTER)
+        if response is None:
+            raise AssertionError(f'timed out after {timeout} s waiting for an answer from {name}')
+        return response
 
     def close(self) -> None:
         """Stop the spinning thread, then destroy the node and the context."""

@@ -142,7 +142,7 @@ def ros():
 
 def estimate(ros, **fields):
     return ros.call(EstimatePayload, 'inverse_dynamics/estimate_payload',
-                    EstimatePayload.Request(**fields), timeout=PATIENCE)
+                    EstimatePayload.Request(**fields), timeout=PATIENCE, once=True)
 
 
 def pause(ros, paused: bool) -> None:

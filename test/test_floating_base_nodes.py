@@ -406,7 +406,8 @@ def test_payload_estimation_and_timing_say_they_serve_fixed_bases_only(dynamics)
     from ros_dynamics.srv import EstimatePayload, TimeOptimalTrajectory
     twin, ros = dynamics
     request = EstimatePayload.Request(link=twin.robot.link_names[-1], window=1.0)
-    answer = ros.call(EstimatePayload, 'inverse_dynamics/estimate_payload', request)
+    answer = ros.call(EstimatePayload, 'inverse_dynamics/estimate_payload', request,
+                      once=True)
     assert not answer.success and 'fixed-base robots only' in answer.message, answer.message
     request = TimeOptimalTrajectory.Request()
     request.path = JointTrajectory(joint_names=twin.actuated[:1], points=[

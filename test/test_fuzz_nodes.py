@@ -302,7 +302,7 @@ def test_fuzz_operational_space_and_simulator_services(nodes):
             assert answer.success or answer.message.strip()
             assert np.all(np.isfinite(answer.state.position)), answer
             step = nodes.call(SimStep, 'simulator/step', SimStep.Request(
-                steps=int(gen.rng.integers(0, 20))))
+                steps=int(gen.rng.integers(0, 20))), once=True)
             assert step.success or step.message.strip()
             counts['simulator'] = counts.get('simulator', 0) + 2
         if case % 20 == 19:

@@ -41,7 +41,8 @@ def state_of(ros, node: str = 'inverse_dynamics') -> int:
 
 def change(ros, transition: int, node: str = 'inverse_dynamics') -> bool:
     request = ChangeState.Request(transition=Transition(id=transition))
-    return ros.call(ChangeState, f'{node}/change_state', request, timeout=60.0).success
+    return ros.call(ChangeState, f'{node}/change_state', request, timeout=60.0,
+                    once=True).success
 
 
 def test_transitions_through_the_lifecycle_services():

@@ -17,8 +17,8 @@ import re
 import numpy as np
 import pytest
 from ros_dynamics import RobotModel
-from ros_dynamics.simulation.runner import (MAX_BLOCK_STEPS, MAX_LAG, Outputs, Schedule,
-                                            ScheduleError, SimRunner)
+from ros_dynamics.simulation.runner import MAX_BLOCK_STEPS, MAX_LAG, Outputs, SimRunner
+from ros_dynamics.simulation.schedule import Schedule, ScheduleError
 from ros_dynamics.simulation.simulator import Simulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -224,6 +224,38 @@ def test_lockstep_pauses_after_its_timeout_and_asks_again_on_resume(two_r):
     recorder.answers = 2
     assert runner.lockstep_period()[:2] == (True, True)
     assert recorder.states == [0, 0] and runner.steps == 1 and runner.fault == ''
+
+
+def test_lockstep_asks_the_first_question_again_once_at_half_its_timeout(two_r):
+    """The first state's copy a controller dropped (its reader not matched yet) is asked again."""
+    runner, recorder, clock = runner_for(two_r, lockstep=True, lockstep_timeout=1.0)
+
+    def answers_the_second_copy() -> None:
+        if len(recorder.states) == 2 and runner.answers == 0:
+            runner.accept_effort(np.zeros(2))
+    clock.on_wait = answers_the_second_copy
+    start = clock.t
+    assert runner.lockstep_period()[:2] == (True, True)
+    assert recorder.states == [0, 0] and runner.steps == 1
+    assert clock.t - start == pytest.approx(0.5, abs=0.051)
+    assert recorder.logs[-1][0] == 'info' and 'asked again' in recorder.logs[-1][1]
+
+
+def test_lockstep_asks_a_later_question_once_and_pauses(two_r):
+    """Once a period advanced, an unanswered state pauses after the timeout: no second copy."""
+    runner, recorder, clock = runner_for(two_r, lockstep=True, lockstep_timeout=1.0)
+    recorder.answers = 1
+    assert runner.lockstep_period()[:2] == (True, True)
+    recorder.answers = 0                      # the controller stops answering
+    start = clock.t
+    assert runner.lockstep_period() == (False, False, pytest.approx(0.001))
+    assert runner.paused and recorder.states == [0, 1]
+    assert clock.t - start == pytest.approx(1.0, abs=0.051)
+    # after a resume the first question may be asked again, once: then the pause
+    with runner.lock:
+        runner.set_paused(False)
+    assert runner.lockstep_period()[:2] == (False, False)
+    assert recorder.states == [0, 1, 1, 1] and runner.paused
 
 
 def test_lockstep_asks_again_when_a_participant_appears(two_r):

@@ -62,12 +62,12 @@ class Sim:
         self.wrenches = self.node.create_publisher(WrenchStamped, 'simulator/external_wrench',
                                                    10)
 
-    def call(self, kind, service: str, **fields):
+    def call(self, kind, service: str, once: bool = False, **fields):
         request = kind.Request(**fields)
-        return self.client.call(kind, f'simulator/{service}', request)
+        return self.client.call(kind, f'simulator/{service}', request, once=once)
 
     def step(self, steps: int) -> SimStep.Response:
-        return self.call(SimStep, 'step', steps=steps)
+        return self.call(SimStep, 'step', once=True, steps=steps)
 
     def wait_subscribed(self, publisher) -> None:
         wait_for(lambda: publisher.get_subscription_count() > 0, what='the simulator subscribed')

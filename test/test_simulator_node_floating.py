@@ -71,7 +71,8 @@ def test_odometry_agrees_with_the_core(solo_sim):
     for (name, value), rate in zip(joints.items(), [1.5, -1.0]):
         q[robot.q_slice(name)], qd[robot.v_slice(name)] = value, rate
     core = Simulator(robot, dt=1e-3, q0=q, qd0=qd)   # the node's defaults: damping, friction
-    step = client.call(SimStep, 'simulator/step', SimStep.Request(steps=200))
+    step = client.call(SimStep, 'simulator/step', SimStep.Request(steps=200),
+                       once=True)
     assert step.success, step.message
     core.step(200)
 
@@ -96,7 +97,7 @@ def test_odometry_agrees_with_the_core(solo_sim):
     q = core.q.copy()
     q[robot.q_slice('FL_HAA')] = 0.1
     core.set_state(q)
-    step = client.call(SimStep, 'simulator/step', SimStep.Request(steps=10))
+    step = client.call(SimStep, 'simulator/step', SimStep.Request(steps=10), once=True)
     core.step(10)
     pose = odometry_at(odometry, step.sim_time).pose.pose
     np.testing.assert_allclose([pose.position.x, pose.position.y, pose.position.z],

@@ -80,8 +80,10 @@ reproducible. Each state is published once (also while paused: no periodic
 republishing), so every command answers exactly one state: a controller must
 answer every joint state it receives, and ``lockstep_answers`` must be the
 number of controllers. An unanswered state is published again when a new
-publisher appears on the command topics (a controller started late) or after
-``lockstep_timeout``.
+publisher appears on the command topics (a controller started late), once at
+half of ``lockstep_timeout`` while no period has advanced since the start or
+the resume (a controller's subscription that matched the simulator after the
+simulator matched it dropped the first copy), and on resuming after a pause.
 
 Cost, pacing and the schedule (ros_dynamics.simulation.runner, tested without ROS): the
 physics thread advances in blocks of steps, each one compiled call, up to the next

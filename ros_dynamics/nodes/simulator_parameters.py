@@ -5,8 +5,8 @@
 The simulator node's parameters: their declarations, their checks, the initial positions.
 
 A mixin of ``SimulatorNode`` (nodes/simulator_node.py), which the node's module documents;
-the timing parameters are checked by ``ros_dynamics.simulation.runner.Schedule``, the others here,
-and every problem goes out in one ParameterError naming each parameter.
+the timing parameters are checked by ``ros_dynamics.simulation.schedule.Schedule``, the
+others here, and every problem goes out in one ParameterError naming each parameter.
 """
 
 import math
@@ -15,7 +15,7 @@ import numpy as np
 from ros_dynamics.nodes.ground_contact import SimulatedGround
 from ros_dynamics.nodes.joint_vectors import JointVectorMap
 from ros_dynamics.nodes.parameters import declare, NON_NEGATIVE, ParameterError
-from ros_dynamics.simulation.runner import Schedule, ScheduleError
+from ros_dynamics.simulation.schedule import Schedule, ScheduleError
 from ros_dynamics.simulation.simulator import INTEGRATORS
 
 

@@ -40,17 +40,21 @@ first) once per ``control_period`` of sim time, as the question; the simulation 
 period only when ``lockstep_answers`` commands have arrived after it, so sim time stays exact
 and a closed loop of deterministic controllers is reproducible. Each state is asked once (a
 second copy would draw a second answer, taken for the next period's); it is asked again only
-when a new participant appeared (a controller started late) or after ``lockstep_timeout`` s of
-wall time, and no answer within that time pauses the simulation with the reason.
+when a new participant appeared (a controller started late), or once after half of
+``lockstep_timeout`` s of wall time while no period has advanced since the model was loaded
+(a reset too) or the simulation resumed: discovery matches the two ends of a topic apart, so
+the first question can go out once the simulator has matched a controller's subscription and
+be dropped by that reader, which has not matched the simulator yet. No answer within
+``lockstep_timeout`` of the last asking pauses the simulation with the reason.
 """
 
 from dataclasses import dataclass
-import math
 import threading
 import time
 from typing import Callable, Optional
 
 import numpy as np
+from ros_dynamics.simulation.schedule import Schedule
 from ros_dynamics.simulation.simulator import SimulationDiverged, Simulator
 
 PAUSED_PUBLISH_PERIOD = 0.1   # s of wall time between joint_states while paused
@@ -80,84 +84,6 @@ class WallClock:
     def wait(self, event: threading.Event, seconds: float) -> bool:
         """Wait up to ``seconds`` s for ``event``; return whether it is set."""
         return event.wait(seconds)
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """
-    The simulator node's timing parameters, under their parameter names.
-
-    ``dt`` (s) the step; ``real_time_factor`` sim s per wall s (0: as fast as possible);
-    ``publish_rate`` joint_states (Hz); ``publish_clock`` and ``clock_period`` (s, 0: every
-    step) /clock; ``command_timeout`` (s of sim time, 0: never); ``hold_until_command``;
-    ``lockstep`` with ``control_period`` (s, a multiple of dt, 0: every step),
-    ``lockstep_answers`` and ``lockstep_timeout`` (s of wall time). Raises ``ScheduleError``
-    (a ValueError) naming every parameter out of range.
-    """
-
-    dt: float = 0.001
-    real_time_factor: float = 1.0
-    publish_rate: float = 500.0
-    publish_clock: bool = True
-    clock_period: float = 0.001
-    command_timeout: float = 0.5
-    hold_until_command: bool = False
-    lockstep: bool = False
-    control_period: float = 0.0
-    lockstep_answers: int = 1
-    lockstep_timeout: float = 1.0
-
-    def __post_init__(self) -> None:
-        """Check the ranges (ScheduleError with every problem)."""
-        problems = self.problems()
-        if problems:
-            raise ScheduleError(problems)
-
-    def problems(self) -> list:
-        """Return what is out of range, each naming its parameter."""
-        problems = []
-        dt, rtf, rate = self.dt, self.real_time_factor, self.publish_rate
-        if not (math.isfinite(dt) and dt > 0):
-            problems.append(f'dt must be > 0 s, got {dt}')
-        if not (math.isfinite(rtf) and rtf >= 0):
-            problems.append(f'real_time_factor must be >= 0 (0 = as fast as possible), got {rtf}')
-        if not (math.isfinite(rate) and rate > 0):
-            problems.append(f'publish_rate must be > 0 Hz, got {rate}')
-        if not (math.isfinite(self.clock_period) and self.clock_period >= 0):
-            problems.append(f'clock_period must be >= 0 s (0 = every step), '
-                            f'got {self.clock_period}')
-        if not (self.command_timeout >= 0):
-            problems.append(f'command_timeout must be >= 0 s (0 = never), '
-                            f'got {self.command_timeout}')
-        steps = self.control_period / dt if dt > 0 and self.control_period > 0 else 1.0
-        if not (math.isfinite(steps) and round(steps) >= 1
-                and abs(steps - round(steps)) < 1e-9 * steps):
-            problems.append(f'control_period must be 0 (every step) or a multiple of dt '
-                            f'({dt} s), got {self.control_period}')
-        if self.lockstep_answers < 1:
-            problems.append(f'lockstep_answers must be >= 1, got {self.lockstep_answers}')
-        if not (math.isfinite(self.lockstep_timeout) and self.lockstep_timeout > 0):
-            problems.append(f'lockstep_timeout must be > 0 s, got {self.lockstep_timeout}')
-        return problems
-
-    @property
-    def period_steps(self) -> int:
-        """Lockstep: steps per control period (>= 1)."""
-        return int(round(self.control_period / self.dt)) if self.control_period > 0 else 1
-
-    @property
-    def wall_rate(self) -> bool:
-        """Whether publishes go by wall time (faster than real time: factor 0 or > 1)."""
-        return self.real_time_factor == 0.0 or self.real_time_factor > 1.0
-
-
-class ScheduleError(ValueError):
-    """Schedule parameters out of range; ``problems`` lists them, each naming its parameter."""
-
-    def __init__(self, problems: list) -> None:
-        """Keep the list; the message joins it."""
-        super().__init__('; '.join(problems))
-        self.problems = list(problems)
 
 
 @dataclass
@@ -205,7 +131,9 @@ class SimRunner:
         self.steps = 0
         self.version = 0
         self.answers = 0
-        self.question: Optional[tuple] = None   # lockstep: (version, wall time, participants)
+        # lockstep: (version, wall time, participants, asked again)
+        self.question: Optional[tuple] = None
+        self._advanced = False   # lockstep: a period advanced since the load or the resume
         self.wrenches: dict = {}
         self._effort = np.zeros(0)
         self._effort_applied = False
@@ -231,6 +159,7 @@ class SimRunner:
             self.clear_inputs()
             self.fault = ''
             self.version += 1
+            self._advanced = False
         self.wake()
 
     def clear_inputs(self) -> None:
@@ -422,6 +351,7 @@ class SimRunner:
         self.paused = bool(paused)
         if not self.paused:
             self.fault = ''
+            self._advanced = False
         self.wake()
 
     def step(self, count: int) -> int:
@@ -556,9 +486,15 @@ class SimRunner:
             with self.lock:
                 if self.version != version:
                     return False, False, sim_time       # reset or replaced while waiting
-                if self.question_due(self.clock.now(), expire=False):
+                now = self.clock.now()
+                if self.question_due(now, expire=False):
                     self.ask()                          # a controller started meanwhile
-                elif self.clock.now() >= self.question[1] + schedule.lockstep_timeout:
+                elif self.first_question_lost(now):
+                    self.outputs.log('info', f'lockstep: no command yet for the first state (t = '
+                                     f'{sim_time:.6f} s) after {now - self.question[1]:.3g} s of '
+                                     'wall time: asked again')
+                    self.ask(again=True)
+                elif now >= self.question[1] + schedule.lockstep_timeout:
                     self.question = None                # expired: asked again on resume
                     self.pause_for(
                         f'lockstep: {self.answers} of {schedule.lockstep_answers} commands for '
@@ -570,22 +506,37 @@ class SimRunner:
             if self.sim is None or self.paused or self.version != version:
                 return False, False, sim_time   # paused, reset or replaced while waiting
             ok = self.advance(schedule.period_steps)   # the commands cannot change meanwhile
+            self._advanced = True
             return True, ok, self.sim.t
 
-    def ask(self) -> None:
+    def ask(self, again: bool = False) -> None:
         """
         Lockstep: publish the current state (/clock first) as the question to answer.
 
         Each state is published once, so that every command that arrives after it answers
         it: a second copy would draw a second answer, taken for the next period's (the loop
-        would then run one period behind, and differently from run to run).
+        would then run one period behind, and differently from run to run). ``again``: the
+        first question of a run asked once more (``first_question_lost``).
         """
         self.answers = 0
         self._answered.clear()
         if self.schedule.publish_clock:
             self.outputs.publish_clock()
         self.outputs.publish_state()
-        self.question = (self.version, self.clock.now(), self.outputs.participants())
+        self.question = (self.version, self.clock.now(), self.outputs.participants(), again)
+
+    def first_question_lost(self, now: float) -> bool:
+        """
+        Lockstep: whether to ask the first question of a run again (at half the timeout).
+
+        No period advanced since the load (or reset) or the resume, the question was asked
+        once and is unanswered after half of ``lockstep_timeout``: it may have been dropped by
+        a controller's reader that had not matched the simulator yet.
+        """
+        question = self.question
+        return (not self._advanced and not question[3]
+                and self.answers == 0
+                and now >= question[1] + 0.5 * self.schedule.lockstep_timeout)
 
     def question_due(self, now: float, expire: bool = True) -> bool:
         """Lockstep: whether the state must be asked (again): new, a new participant, expired."""
