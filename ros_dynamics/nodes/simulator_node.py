@@ -82,8 +82,8 @@ answer every joint state it receives, and ``lockstep_answers`` must be the
 number of controllers. An unanswered state is published again when a new
 publisher appears on the command topics (a controller started late), once at
 half of ``lockstep_timeout`` while no period has advanced since the start or
-the resume (a controller's subscription that matched the simulator after the
-simulator matched it dropped the first copy), and on resuming after a pause.
+the resume (the first copy is lost when a controller's subscription has not
+matched the simulator yet), and on resuming after a pause.
 
 Cost, pacing and the schedule (ros_dynamics.simulation.runner, tested without ROS): the
 physics thread advances in blocks of steps, each one compiled call, up to the next
