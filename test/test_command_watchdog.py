@@ -30,13 +30,15 @@ mid-stream:
 Only the controller's own topic is judged (no matching against a copy of
 the producer's topic, which this process receives late on a loaded
 machine), and ramps before the kill are allowed: on a busy machine a
-50 ms ``command_timeout`` may rightly fire while the producer lives. The
-times (steady clock, after the kill) are printed and bounded only loosely
-above (a loaded machine delivers late, not early).
+50 ms ``command_timeout`` may rightly fire while the producer lives. When
+the watchdog sent its zero is read from its log line (system clock) and
+bounded loosely above; when this process received it is printed only (DDS
+sends a lost last sample again at the next heartbeat, seconds later).
 """
 
 import contextlib
 import os
+import re
 import signal
 import time
 import types
@@ -166,7 +168,7 @@ def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
     assert np.abs(held).max() > 0.1, held
     with recipe_stream(recipe, held) as (producer, relay, stream):
         os.killpg(producer.process.pid, signal.SIGKILL)
-        killed, killed_stamp = time.monotonic(), stream.now()
+        killed, killed_stamp, killed_wall = time.monotonic(), stream.now(), time.time()
         # the last command a zero that came after the kill (an earlier zero may have come late)
         wait_for(lambda: stream.controller and stream.controller[-1][0] > killed
                  and not stream.controller[-1][1].any(), 30.0, "the watchdog's zero")
@@ -180,11 +182,20 @@ def test_a_killed_producer_is_ramped_out_by_the_watchdog(recipe):
     assert len(after) >= 3, ('a ramp, not a step', factors)   # 50 Hz: 10 over 0.2 s
     zero = after[-1][0] - killed
     timeout, duration = watchdog['command_timeout'], watchdog['stale_duration']
-    assert zero <= timeout + duration + 2.0, zero
+    # when the watchdog sent it, from its log line's stamp (system clock): this process's
+    # arrival times also hold DDS's delays (a lost last sample is sent again at the writer's
+    # next heartbeat, every 3 s in Fast DDS; seen: the zero arriving 2.3 s after the kill)
+    # (none after the kill: the producer's own stale ramp had ended in a zero before it)
+    released = [float(stamp) - killed_wall for stamp in re.findall(
+        r'\[(\d+\.\d+)\] \[[^]]*\]: (?:zero effort sent after|.*nothing to send)',
+        relay.output())]
+    assert released, relay.output()
+    sent = next((t for t in released if t > 0.0), 0.0)   # the first after the kill
+    assert sent <= timeout + duration + 2.0, (released, relay.output())
     print(f'{recipe}: last full command {1e3 * (stream_end - killed):+.0f} ms from the kill '
-          f'(command_timeout {timeout} s), then {len(after) - 1} commands falling to zero '
-          f'at {zero * 1e3:.0f} ms after the kill (stale_duration {duration} s); on '
-          f'feedforward nothing after the kill')
+          f'(command_timeout {timeout} s), then {len(after) - 1} commands falling to zero; '
+          f'the zero sent {sent * 1e3:.0f} ms after the kill (stale_duration {duration} '
+          f's), here {zero * 1e3:.0f} ms after it; on feedforward nothing after the kill')
 
 
 def test_a_stalled_producer_is_ramped_out_and_takes_over_again():
