@@ -73,8 +73,9 @@ def test_solo12_stands_for_60_s_of_sim_time_through_ros():
                                                  m.wrench.force.z]))),
                 RECORD)
         start = time.monotonic()
-        # (a lockstep pause ends the wait: it would not resume by itself)
-        wait_for(lambda: bases and max(bases) >= 60_000_000_000
+        # (a lockstep pause ends the wait: it would not resume by itself); the newest stamp
+        # is the last key (one writer, reliable: in order), not a max over 30000 each poll
+        wait_for(lambda: next(reversed(bases), 0) >= 60_000_000_000
                  or 'simulation paused' in simulator.output(), 600.0,
                  '60 s of sim time (odometry stamps)',
                  lambda: f'reached {max(bases, default=0) * 1e-9} s\n{simulator.output()}'
